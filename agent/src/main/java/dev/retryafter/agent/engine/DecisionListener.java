@@ -1,0 +1,34 @@
+package dev.retryafter.agent.engine;
+
+/**
+ * Where every decision goes: the log, the exit report and the tests all hang off this one listener.
+ * Called outside the host's lock, on the thread that received the response; keep it quick.
+ */
+public interface DecisionListener {
+
+    /** Every refusal, with what the engine decided and why. */
+    void onRefusal(HostState host, Decision decision);
+
+    /** A refusal streak ended and the host's category, or the evidence for it, changed. */
+    void onRecharacterised(HostState host, CharacterisationChange change);
+
+    /** A request failed fast because its host is held. */
+    void onHeldRequest(HostState host, HostHeldException failure);
+
+    /** Listens to nothing. */
+    enum NoOp implements DecisionListener {
+        INSTANCE;
+
+        @Override
+        public void onRefusal(HostState host, Decision decision) {
+        }
+
+        @Override
+        public void onRecharacterised(HostState host, CharacterisationChange change) {
+        }
+
+        @Override
+        public void onHeldRequest(HostState host, HostHeldException failure) {
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.retryafter.agent.engine;
+
+/** One host's line in the report: what happened to it, and what the engine learned about it. */
+public final class HostSnapshot {
+
+    public final String host;
+    public final String policy;
+    public final long requests;
+    public final long refusals;
+    public final long retries;
+    public final long gaveUp;
+    public final long waitedMillis;
+    public final long longestWaitMillis;
+    public final Category category;
+    public final double medianRatio;
+    /** Successes in the window before a refusal, last learned; {@link LearnedLimit#NONE} if none. */
+    public final int learnedCeiling;
+    public final long windowMillis;
+    /** Requests per second now; 0 when the host is not paced. */
+    public final double pacePerSecond;
+    public final long holds;
+    public final long heldRequests;
+    /** When the current hold ends; {@code Long.MIN_VALUE} when not held. */
+    public final long holdUntilMillis;
+
+    HostSnapshot(String host, String policy, long requests, long refusals, long retries, long gaveUp, long waitedMillis,
+                 long longestWaitMillis, Category category, double medianRatio, int learnedCeiling, long windowMillis,
+                 double pacePerSecond, long holds, long heldRequests, long holdUntilMillis) {
+        this.host = host;
+        this.policy = policy;
+        this.requests = requests;
+        this.refusals = refusals;
+        this.retries = retries;
+        this.gaveUp = gaveUp;
+        this.waitedMillis = waitedMillis;
+        this.longestWaitMillis = longestWaitMillis;
+        this.category = category;
+        this.medianRatio = medianRatio;
+        this.learnedCeiling = learnedCeiling;
+        this.windowMillis = windowMillis;
+        this.pacePerSecond = pacePerSecond;
+        this.holds = holds;
+        this.heldRequests = heldRequests;
+        this.holdUntilMillis = holdUntilMillis;
+    }
+
+    /** The pace in requests per minute, the unit portals document their limits in. */
+    public double pacePerMinute() {
+        return pacePerSecond * 60;
+    }
+}

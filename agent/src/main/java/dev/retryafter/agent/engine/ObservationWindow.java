@@ -1,0 +1,64 @@
+package dev.retryafter.agent.engine;
+
+/**
+ * The most recent refusal streaks of one host: what the first refusal's header said, when the
+ * last refused request of the streak went out, and when the request that got through went out,
+ * both counted from the first refusal. Bounded, oldest overwritten first, so the category follows
+ * a portal that changes its ways. Not thread-safe: the host state guards it.
+ */
+final class ObservationWindow {
+
+    /** Marks a streak whose first refusal carried no usable header. */
+    static final long NO_HEADER = -1;
+
+    /**
+     * Five streaks: few enough that a portal which changes its ways is re-characterised within a
+     * handful of refusals, enough that one odd streak does not flip the median.
+     */
+    static final int CAPACITY = 5;
+
+    private final long[] headerMillis = new long[CAPACITY];
+    private final long[] lastRefusedMillis = new long[CAPACITY];
+    private final long[] recoveredByMillis = new long[CAPACITY];
+    private int size;
+    private int newest = -1;
+
+    void add(long header, long lastRefused, long recoveredBy) {
+        newest = (newest + 1) % CAPACITY;
+        headerMillis[newest] = header;
+        lastRefusedMillis[newest] = lastRefused;
+        recoveredByMillis[newest] = recoveredBy;
+        size = Math.min(size + 1, CAPACITY);
+    }
+
+    int size() {
+        return size;
+    }
+
+    /** The header of the i-th most recent observation (0 is the newest); {@link #NO_HEADER} if none. */
+    long header(int i) {
+        return headerMillis[slot(i)];
+    }
+
+    /**
+     * How long the host really took to recover, read as favourably to the header as the evidence
+     * allows. Recovery is only known to lie after the last refused request and no later than the
+     * one that got through: if the header falls in that interval, nothing contradicts it and it is
+     * taken as the recovery; otherwise the middle of the interval is. Measuring to the success
+     * alone would blame the header for waits the engine added itself (pacing, the floor).
+     */
+    long recovery(int i) {
+        int s = slot(i);
+        long header = headerMillis[s];
+        long low = lastRefusedMillis[s];
+        long high = recoveredByMillis[s];
+        if (header > low && header <= high) {
+            return header;
+        }
+        return low + (high - low) / 2;
+    }
+
+    private int slot(int i) {
+        return Math.floorMod(newest - i, CAPACITY);
+    }
+}

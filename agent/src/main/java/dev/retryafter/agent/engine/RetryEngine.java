@@ -1,0 +1,125 @@
+package dev.retryafter.agent.engine;
+
+import java.util.Collection;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.DoubleSupplier;
+
+/**
+ * The decision engine: parses, characterises, sanitises, learns, paces, caps and holds. Plain Java;
+ * time, waiting and randomness come in from outside, so every rule runs in virtual time in tests.
+ * Threadsafe.
+ */
+public final class RetryEngine {
+
+    final Clock clock;
+    final Sleeper sleeper;
+    final Delays delays;
+    final DoubleSupplier random;
+    final DecisionListener listener;
+    private final PolicyLookup policies;
+    private final HostStateStore store;
+
+    private RetryEngine(Builder b) {
+        this.clock = b.clock;
+        this.sleeper = b.sleeper;
+        this.delays = b.delays != null ? b.delays : daemonDelays();
+        this.random = b.random;
+        this.listener = b.listener;
+        this.policies = b.policies;
+        this.store = b.store != null ? b.store : new InMemoryHostStateStore(InMemoryHostStateStore.DEFAULT_MAX_HOSTS, b.clock);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A new request to {@code host:port}; {@code replayable} is false when its body cannot be sent twice. */
+    public Call open(String host, int port, boolean replayable) {
+        String key = key(host, port);
+        HostState state = store.stateFor(key, k -> new HostState(k, policies.policyFor(lowerCase(host), port), clock.millis()));
+        return new Call(this, state, replayable);
+    }
+
+    /** Every host tracked now. */
+    public Collection<HostState> hosts() {
+        return store.hosts();
+    }
+
+    public long now() {
+        return clock.millis();
+    }
+
+    /** State is kept per host and port: two portals behind one name are two hosts. */
+    static String key(String host, int port) {
+        return lowerCase(host) + ':' + port;
+    }
+
+    private static String lowerCase(String host) {
+        return host.toLowerCase(Locale.ROOT); // returns the same string when already lower case
+    }
+
+    private static Delays daemonDelays() {
+        return Delays.using(Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "retry-after-agent-delays");
+            thread.setDaemon(true);
+            return thread;
+        }));
+    }
+
+    /** Defaults: the system clock, real sleeps, a daemon scheduler, every host on {@link Policy#DEFAULTS}. */
+    public static final class Builder {
+        private Clock clock = Clock.system();
+        private Sleeper sleeper = Sleeper.SYSTEM;
+        private Delays delays;
+        private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
+        private DecisionListener listener = DecisionListener.NoOp.INSTANCE;
+        private PolicyLookup policies = PolicyLookup.everyHost(Policy.DEFAULTS);
+        private HostStateStore store;
+
+        private Builder() {
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock);
+            return this;
+        }
+
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper);
+            return this;
+        }
+
+        public Builder delays(Delays delays) {
+            this.delays = Objects.requireNonNull(delays);
+            return this;
+        }
+
+        /** Uniform in [0, 1): the jitter. */
+        public Builder random(DoubleSupplier random) {
+            this.random = Objects.requireNonNull(random);
+            return this;
+        }
+
+        public Builder listener(DecisionListener listener) {
+            this.listener = Objects.requireNonNull(listener);
+            return this;
+        }
+
+        public Builder policies(PolicyLookup policies) {
+            this.policies = Objects.requireNonNull(policies);
+            return this;
+        }
+
+        public Builder store(HostStateStore store) {
+            this.store = Objects.requireNonNull(store);
+            return this;
+        }
+
+        public RetryEngine build() {
+            return new RetryEngine(this);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package dev.retryafter.agent.engine;
+
+/** A sanitised wait after a refusal, and how it came about. */
+public final class Wait {
+
+    /** Which bound, if any, changed the wait. */
+    public enum Bound { NONE, FLOOR, CEILING }
+
+    private final long millis;
+    private final Reason reason;
+    private final Bound bound;
+
+    Wait(long millis, Reason reason, Bound bound) {
+        this.millis = millis;
+        this.reason = reason;
+        this.bound = bound;
+    }
+
+    public long millis() {
+        return millis;
+    }
+
+    public Reason reason() {
+        return reason;
+    }
+
+    public Bound bound() {
+        return bound;
+    }
+
+    /** "header ignored (always zero): own backoff, raised to min-sleep" */
+    public String explanation() {
+        switch (bound) {
+            case FLOOR:
+                return reason.text() + ", raised to min-sleep";
+            case CEILING:
+                return reason.text() + ", cut to max-sleep";
+            default:
+                return reason.text();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return millis + "ms: " + explanation();
+    }
+}

@@ -1,0 +1,229 @@
+package dev.retryafter.agent.engine;
+
+import dev.retryafter.agent.testing.VirtualScheduler;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CallTest {
+
+    @Test
+    void afterMaxAttemptsTheLastRefusalGoesBack() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.builder().maxAttempts(3).build());
+        Call call = f.engine.open("portal.example", 443, true);
+        int sent = 0;
+        do {
+            call.awaitTurn();
+            sent++;
+            call.onResponse(429, "0");
+            call.endAttempt();
+        } while (call.retryRequested());
+        assertEquals(3, sent);
+        assertEquals(Decision.Outcome.GIVE_UP, call.lastDecision().outcome());
+        assertEquals(3, call.lastDecision().attempt());
+        assertEquals(1, f.host().snapshot(f.clock.millis()).gaveUp);
+    }
+
+    @Test
+    void aBodyThatCannotBeSentTwiceIsNotRetried() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.DEFAULTS);
+        Call call = f.engine.open("portal.example", 443, false);
+        call.awaitTurn();
+        assertFalse(call.onResponse(429, "2"));
+        assertEquals(Decision.Outcome.NOT_REPLAYABLE, call.lastDecision().outcome());
+        assertTrue(call.lastDecision().toString().contains("cannot be sent twice"), call.lastDecision().toString());
+    }
+
+    @Test
+    void retryAfterOnASuccessOrARedirectIsIgnored() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.DEFAULTS);
+        for (int status : new int[] {200, 201, 204, 301, 302, 307}) {
+            Call call = f.engine.open("portal.example", 443, true);
+            call.awaitTurn();
+            assertFalse(call.onResponse(status, "120"));
+            call.endAttempt();
+            assertNull(call.lastDecision());
+        }
+        assertEquals(0, f.clock.totalSleptMillis(), "a healthy path never sleeps");
+        assertEquals(0, f.listener.decisions.size());
+    }
+
+    @Test
+    void onlyRetryStatusesAreRefusals() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.builder().retryStatuses(429).build());
+        Call call = f.engine.open("portal.example", 443, true);
+        call.awaitTurn();
+        assertFalse(call.onResponse(503, "5"), "503 is not a refusal under this policy");
+        assertNull(call.lastDecision());
+    }
+
+    @Test
+    void everyLaterRequestToTheHostWaitsOutARefusal() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.DEFAULTS);
+        Call refused = f.engine.open("portal.example", 443, false);
+        refused.awaitTurn();
+        refused.onResponse(429, "30");
+        refused.endAttempt();
+        long refusedAt = f.clock.millis();
+
+        Call another = f.engine.open("PORTAL.example", 443, true);
+        another.awaitTurn();
+        assertEquals(refusedAt + 30_000, f.clock.millis(), "another caller obeys the same sanitised wait");
+        Call otherPort = f.engine.open("portal.example", 8443, true);
+        otherPort.awaitTurn();
+        assertEquals(refusedAt + 30_000, f.clock.millis(), "another port is another host");
+    }
+
+    @Test
+    void aNewCallStartsItsOwnAttemptCount() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.builder().maxAttempts(2).build());
+        for (int i = 0; i < 3; i++) {
+            Call call = f.engine.open("portal.example", 443, true);
+            call.awaitTurn();
+            call.onResponse(429, "1");
+            call.endAttempt();
+            assertEquals(1, call.lastDecision().attempt());
+            assertTrue(call.retryRequested());
+        }
+    }
+
+    @Test
+    void interruptingAWaitingThreadEndsItsWaitAtOnceAndKeepsTheFlag() throws Exception {
+        RetryEngine engine = RetryEngine.builder().policies(PolicyLookup.everyHost(Policy.builder().maxSleepMillis(600_000).build())).build();
+        Call refused = engine.open("slow.example", 443, true);
+        refused.awaitTurn();
+        refused.onResponse(429, "500");
+        refused.endAttempt();
+
+        AtomicBoolean flagKept = new AtomicBoolean();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            try {
+                refused.awaitTurn();
+            } catch (Throwable t) {
+                thrown.set(t);
+                flagKept.set(Thread.currentThread().isInterrupted());
+            }
+            done.countDown();
+        });
+        waiter.start();
+        while (waiter.getState() != Thread.State.TIMED_WAITING) {
+            Thread.sleep(1);
+        }
+        long interruptedAt = System.nanoTime();
+        waiter.interrupt();
+        assertTrue(done.await(5, TimeUnit.SECONDS));
+        assertTrue(System.nanoTime() - interruptedAt < TimeUnit.SECONDS.toNanos(2), "the wait ends at once");
+        assertTrue(thrown.get() instanceof InterruptedException, String.valueOf(thrown.get()));
+        assertTrue(flagKept.get(), "the interrupt flag is kept");
+        assertTrue(refused.host().permits().isIdle(), "the permit went back");
+    }
+
+    @Test
+    void anAsynchronousTurnWaitsWithoutAThread() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.DEFAULTS);
+        VirtualScheduler scheduler = new VirtualScheduler(f.clock);
+        RetryEngine engine = RetryEngine.builder().clock(f.clock).sleeper(millis -> {
+            throw new AssertionError("an asynchronous call never sleeps");
+        }).delays(scheduler).build();
+
+        Call call = engine.open("portal.example", 443, true);
+        call.turn().join();
+        long start = f.clock.millis();
+        assertTrue(call.onResponse(429, "7"));
+        call.endAttempt();
+        CompletableFuture<Void> turn = call.turn();
+        assertFalse(turn.isDone(), "waiting for the sanitised 7 s");
+        scheduler.run(Long.MAX_VALUE);
+        assertTrue(turn.isDone());
+        assertEquals(start + 7_000, f.clock.millis());
+    }
+
+    @Test
+    void abandoningATurnFreesItsPlace() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.builder().maxConcurrency(1).build());
+        VirtualScheduler scheduler = new VirtualScheduler(f.clock);
+        RetryEngine engine = RetryEngine.builder().clock(f.clock).delays(scheduler)
+                .policies(PolicyLookup.everyHost(Policy.builder().maxConcurrency(1).build())).build();
+
+        Call holder = engine.open("portal.example", 443, true);
+        holder.turn().join();
+        Call queued = engine.open("portal.example", 443, true);
+        CompletableFuture<Void> queuedTurn = queued.turn();
+        assertFalse(queuedTurn.isDone());
+        queued.abandon();
+        holder.endAttempt();
+
+        Call next = engine.open("portal.example", 443, true);
+        assertTrue(next.turn().isDone(), "the abandoned waiter neither kept nor blocked the permit");
+        next.endAttempt();
+
+        // Abandoned during its wait for the pace: the delay is cancelled and the permit goes back.
+        Call refused = engine.open("portal.example", 443, true);
+        refused.turn().join();
+        refused.onResponse(429, "5");
+        refused.endAttempt();
+        CompletableFuture<Void> waiting = refused.turn();
+        assertFalse(waiting.isDone());
+        refused.abandon();
+        assertTrue(holder.host().permits().isIdle());
+    }
+
+    @Test
+    void manyThreadsOnOneHostNeverExceedItsCap() throws Exception {
+        int cap = 3;
+        RetryEngine engine = RetryEngine.builder()
+                .sleeper(millis -> Thread.sleep(Math.min(millis, 2)))
+                .policies(PolicyLookup.everyHost(Policy.builder().maxConcurrency(cap).minSleepMillis(1).maxAttempts(3).build()))
+                .build();
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger peak = new AtomicInteger();
+        AtomicInteger requests = new AtomicInteger();
+        List<Thread> threads = new ArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        for (int t = 0; t < 32; t++) {
+            Thread thread = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 50; i++) {
+                        Call call = engine.open("capped.example", 443, true);
+                        do {
+                            call.awaitTurn();
+                            int now = inFlight.incrementAndGet();
+                            peak.accumulateAndGet(now, Math::max);
+                            Thread.yield();
+                            boolean refuse = requests.incrementAndGet() % 7 == 0;
+                            inFlight.decrementAndGet();
+                            call.onResponse(refuse ? 429 : 200, refuse ? "0" : null);
+                            call.endAttempt();
+                        } while (call.retryRequested());
+                    }
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            threads.add(thread);
+            thread.start();
+        }
+        for (Thread thread : threads) {
+            thread.join(60_000);
+        }
+        assertNull(failure.get());
+        assertTrue(peak.get() <= cap, "peak " + peak.get() + " over cap " + cap);
+        assertEquals(cap, peak.get(), "the cap was reached, so the test could have failed");
+        assertTrue(engine.hosts().iterator().next().permits().isIdle());
+    }
+}

@@ -1,0 +1,110 @@
+package dev.retryafter.agent.engine;
+
+import dev.retryafter.agent.testing.PortalRun;
+import dev.retryafter.demo.portal.Behaviour;
+import dev.retryafter.demo.portal.PortalModel;
+import dev.retryafter.demo.portal.PortalStats;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Asserts that each kind of portal is recognised within a handful of refusal streaks, in virtual time. */
+class CategoryScenariosTest {
+
+    private static final Policy POLICY = Policy.builder().maxSleepMillis(120_000).maxAttempts(8).build();
+
+    @ParameterizedTest(name = "{0} is {1}")
+    @CsvSource({
+            "TRUTHFUL, TRUTHFUL",
+            "SERVICE_UNAVAILABLE, TRUTHFUL",
+            "HEADER_ON_SUCCESS, TRUTHFUL",
+            "ALWAYS_ZERO, ALWAYS_ZERO",
+            "PAST_DATE, ALWAYS_ZERO",
+            "CONSTANT_OVERSTATED, CONSTANT_OVERSTATED",
+            "ABSENT, ABSENT",
+    })
+    void eachPortalIsRecognisedWithinAHandfulOfStreaks(Behaviour behaviour, Category expected) {
+        EngineFixture f = new EngineFixture(POLICY);
+        PortalModel portal = new PortalModel(behaviour, 20, 60_000);
+        int streaks = 0;
+        while (f.listener.changes.size() == 0 || f.category() != expected) {
+            PortalRun.fetch(f.engine, f.clock, portal, 25);
+            streaks = (int) f.listener.decisions.stream().filter(d -> d.learnedPace() == d.learnedPace()).count();
+            assertTrue(streaks <= 5, behaviour + " still " + f.category() + " after " + streaks + " streaks");
+        }
+        assertEquals(expected, f.category());
+    }
+
+    @Test
+    void everyWaitStaysWithinFloorAndCeilingAndNoRefusalIsFollowedSooner() {
+        for (Behaviour behaviour : Behaviour.values()) {
+            EngineFixture f = new EngineFixture(POLICY);
+            PortalModel portal = new PortalModel(behaviour, 30, 60_000, 20 * 60_000, 3);
+            PortalRun run = PortalRun.fetch(f.engine, f.clock, portal, 1_500);
+            for (Decision d : f.listener.decisions) {
+                if (d.outcome() != Decision.Outcome.HOLD) {
+                    long wait = d.waitBeforeNextRequest().millis();
+                    assertTrue(wait >= POLICY.minSleepMillis() && wait <= POLICY.maxSleepMillis(), behaviour + ": " + d);
+                }
+            }
+            PortalStats stats = portal.stats();
+            assertTrue(stats.shortestGapAfterAnyRefusalMillis >= POLICY.minSleepMillis(), behaviour + ": " + stats);
+            assertTrue(run.fetched >= 1_495, behaviour + " fetched only " + run.fetched);
+        }
+    }
+
+    @Test
+    void aTruthfulPortalThatTurnsIntoAConstantIsReCharacterisedAndWarnedAbout() {
+        EngineFixture f = new EngineFixture(POLICY);
+        PortalModel portal = new PortalModel(Behaviour.DRIFTS_TO_CONSTANT, 20, 60_000, 10 * 60_000, 1);
+        PortalRun.fetch(f.engine, f.clock, portal, 200); // 10 windows: truthful throughout
+        assertEquals(Category.TRUTHFUL, f.category());
+        int decisionsBefore = f.listener.decisions.size();
+
+        int fetched = 0;
+        long streaksAfterDrift = 0;
+        while (f.category() != Category.CONSTANT_OVERSTATED) {
+            PortalRun run = PortalRun.fetch(f.engine, f.clock, portal, 20);
+            fetched += run.fetched;
+            assertEquals(0, run.heldToApplication, "never held for an hour on a lie");
+            streaksAfterDrift = f.listener.decisions.subList(decisionsBefore, f.listener.decisions.size()).stream()
+                    .filter(d -> d.learnedPace() == d.learnedPace()).count();
+            assertTrue(streaksAfterDrift <= 3, "still " + f.category() + " after " + streaksAfterDrift + " streaks");
+        }
+        assertTrue(f.listener.changes.stream().anyMatch(CharacterisationChange::isCategoryChange), "a category change is announced");
+        assertTrue(streaksAfterDrift >= 2, "one streak is not evidence enough: " + streaksAfterDrift);
+        PortalRun after = PortalRun.fetch(f.engine, f.clock, portal, 200);
+        assertEquals(200, after.fetched);
+        assertTrue(after.elapsedMillis < 11 * 60_000, "back at the real limit: " + after.elapsedMillis);
+    }
+
+    /** A portal that blocks for 20 s after the limit and names a random wait, uncorrelated with it. */
+    @Test
+    void headersUncorrelatedWithRecoveryAreUnreliable() throws Exception {
+        EngineFixture f = new EngineFixture(POLICY);
+        Random random = new Random(8);
+        long blockedUntil = Long.MIN_VALUE;
+        int admitted = 0;
+        for (int i = 0; i < 2_000 && f.listener.changes.size() < 5; i++) {
+            Call call = f.engine.open("penalty-box.example", 443, true);
+            do {
+                call.awaitTurn();
+                long now = f.clock.millis();
+                boolean refused = now < blockedUntil || ++admitted % 10 == 0;
+                if (refused && now >= blockedUntil) {
+                    blockedUntil = now + 20_000;
+                }
+                String header = random.nextInt(4) == 0 ? Integer.toString(40 + random.nextInt(60)) : Integer.toString(random.nextInt(4));
+                call.onResponse(refused ? 429 : 200, refused ? header : null);
+                call.endAttempt();
+                f.clock.advance(50);
+            } while (call.retryRequested());
+        }
+        assertEquals(Category.UNRELIABLE, f.category());
+    }
+}

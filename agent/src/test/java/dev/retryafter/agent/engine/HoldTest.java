@@ -1,0 +1,98 @@
+package dev.retryafter.agent.engine;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Asserts that a proven-truthful host asking for longer than max-sleep is held, and a liar is not. */
+class HoldTest {
+
+    private static final Policy TRUTHFUL = Policy.builder().maxSleepMillis(300_000).pinnedCategory(Category.TRUTHFUL).build();
+
+    @Test
+    void aConfirmedLongWaitHoldsTheHostAndNewRequestsFailFast() throws Exception {
+        EngineFixture f = new EngineFixture(TRUTHFUL);
+        long recoversAt = f.clock.millis() + 3_600_000;
+
+        Call call = f.engine.open("data.kingcounty.gov", 443, true);
+        call.awaitTurn();
+        assertTrue(call.onResponse(429, "3600"), "the first long claim is not yet proven: wait max-sleep");
+        call.endAttempt();
+        assertEquals(Reason.HEADER_BEYOND_CEILING, call.lastDecision().waitBeforeNextRequest().reason());
+        assertEquals(300_000, call.lastDecision().waitBeforeNextRequest().millis());
+
+        call.awaitTurn();
+        assertEquals(300_000, f.clock.totalSleptMillis(), "never sleeps past max-sleep");
+        long remaining = (recoversAt - f.clock.millis()) / 1000;
+        assertFalse(call.onResponse(429, Long.toString(remaining)), "the same moment named again: hold, do not sleep");
+        call.endAttempt();
+        assertEquals(Decision.Outcome.HOLD, call.lastDecision().outcome());
+        assertEquals(recoversAt, call.lastDecision().holdUntilMillis(), 1_000);
+
+        Call next = f.engine.open("data.kingcounty.gov", 443, true);
+        HostHeldException held = assertThrows(HostHeldException.class, next::awaitTurn);
+        assertTrue(held.getMessage().contains("data.kingcounty.gov:443"), held.getMessage());
+        assertTrue(held.getMessage().contains("beyond max-sleep"), held.getMessage());
+        assertTrue(held.getMessage().contains(Instant.ofEpochMilli(held.untilMillis()).toString()), held.getMessage());
+        assertEquals(300_000, f.clock.totalSleptMillis(), "failing fast does not wait");
+        assertEquals(1, f.listener.heldRequests.size());
+
+        f.clock.set(recoversAt + 1);
+        Call after = f.engine.open("data.kingcounty.gov", 443, true);
+        after.awaitTurn();
+        assertFalse(after.onResponse(200, null));
+        HostSnapshot snapshot = f.host().snapshot(f.clock.millis());
+        assertEquals(1, snapshot.holds);
+        assertEquals(1, snapshot.heldRequests);
+    }
+
+    @Test
+    void anHttpDateNamingTheSameMomentConfirmsTheHold() throws Exception {
+        EngineFixture f = new EngineFixture(TRUTHFUL);
+        String moment = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC)
+                .format(Instant.ofEpochMilli(f.clock.millis() + 2 * 3_600_000));
+        Call call = f.engine.open("portal.example", 443, true);
+        call.awaitTurn();
+        assertTrue(call.onResponse(503, moment));
+        call.endAttempt();
+        call.awaitTurn();
+        assertFalse(call.onResponse(503, moment));
+        assertEquals(Decision.Outcome.HOLD, call.lastDecision().outcome());
+    }
+
+    @Test
+    void aConstantLongHeaderIsNeverHeld() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.builder().maxSleepMillis(2_000).maxAttempts(10).pinnedCategory(Category.TRUTHFUL).build());
+        Call call = f.engine.open("liar.example", 443, true);
+        int attempts = 0;
+        do {
+            call.awaitTurn();
+            attempts++;
+            call.onResponse(429, "3600");
+            call.endAttempt();
+        } while (call.retryRequested());
+        assertEquals(10, attempts, "the liar's moment moves with the clock: it is never confirmed");
+        assertEquals(Decision.Outcome.GIVE_UP, call.lastDecision().outcome());
+        assertEquals(0, f.host().snapshot(f.clock.millis()).holds);
+    }
+
+    @Test
+    void aHostNotProvenTruthfulIsNotHeld() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.DEFAULTS);
+        Call call = f.engine.open("unknown.example", 443, true);
+        call.awaitTurn();
+        call.onResponse(429, "3600");
+        call.endAttempt();
+        call.awaitTurn();
+        assertTrue(call.onResponse(429, "3300"));
+        assertEquals(Decision.Outcome.RETRY, call.lastDecision().outcome());
+    }
+}

@@ -1,0 +1,33 @@
+package dev.retryafter.agent.testing;
+
+import dev.retryafter.agent.engine.CharacterisationChange;
+import dev.retryafter.agent.engine.Decision;
+import dev.retryafter.agent.engine.DecisionListener;
+import dev.retryafter.agent.engine.HostHeldException;
+import dev.retryafter.agent.engine.HostState;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** Keeps every decision and change, for tests to assert on. */
+public final class RecordingListener implements DecisionListener {
+
+    public final List<Decision> decisions = new CopyOnWriteArrayList<>();
+    public final List<CharacterisationChange> changes = new CopyOnWriteArrayList<>();
+    public final List<HostHeldException> heldRequests = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onRefusal(HostState host, Decision decision) {
+        decisions.add(decision);
+    }
+
+    @Override
+    public void onRecharacterised(HostState host, CharacterisationChange change) {
+        changes.add(change);
+    }
+
+    @Override
+    public void onHeldRequest(HostState host, HostHeldException failure) {
+        heldRequests.add(failure);
+    }
+}
