@@ -13,11 +13,14 @@ package dev.retryafter.agent.engine;
 final class AdaptivePace {
 
     /**
-     * The curve is back at the refused rate after this many requests at that rate (or two windows,
-     * if longer). A hundred requests per cycle keeps the one refusal that ends a cycle near 1%.
+     * The curve is back at the refused rate after this many requests at that rate, but never sooner
+     * than two windows nor later than ten. A hundred requests per cycle keeps the one refusal that
+     * ends a cycle near 1%; ten windows bounds how long a ceiling read low (a window another client
+     * had half used) holds the pace down.
      */
     static final double REQUESTS_PER_CYCLE = 100;
-    static final int WINDOWS_PER_CYCLE = 2;
+    static final int MIN_WINDOWS_PER_CYCLE = 2;
+    static final int MAX_WINDOWS_PER_CYCLE = 10;
 
     /** Past the plateau the curve is stopped at this many cycles: about six times the refused rate. */
     private static final double MAX_PROBE = 3;
@@ -67,6 +70,7 @@ final class AdaptivePace {
     private void restart(double rate, long now) {
         refusedRate = rate;
         epochMillis = now;
-        cycleMillis = Math.max(WINDOWS_PER_CYCLE * windowMillis, (long) (REQUESTS_PER_CYCLE * 1000 / rate));
+        long forRequests = (long) (REQUESTS_PER_CYCLE * 1000 / rate);
+        cycleMillis = Math.max(MIN_WINDOWS_PER_CYCLE * windowMillis, Math.min(MAX_WINDOWS_PER_CYCLE * windowMillis, forRequests));
     }
 }

@@ -1,0 +1,48 @@
+package dev.retryafter.agent;
+
+import dev.retryafter.agent.bootstrap.AgentHooks;
+import dev.retryafter.agent.config.AgentConfig;
+import dev.retryafter.agent.engine.HostSnapshot;
+import dev.retryafter.agent.engine.RetryEngine;
+import dev.retryafter.agent.instrument.CallDepth;
+import dev.retryafter.agent.instrument.ClientInstrumentation;
+import dev.retryafter.agent.report.DecisionLog;
+import dev.retryafter.agent.report.ExitReport;
+import org.slf4j.Logger;
+
+import java.lang.instrument.Instrumentation;
+import java.util.List;
+
+/** Builds the engine, connects it to the hooks, instruments the clients, and arranges the exit report. */
+final class AgentInstaller {
+
+    private AgentInstaller() {
+    }
+
+    static void install(AgentConfig config, Instrumentation instrumentation) {
+        Logger log = AgentLog.logger();
+        RetryEngine engine = RetryEngine.builder().policies(config.policies()).listener(new DecisionLog(log)).build();
+        CallDepth depth = new CallDepth();
+        AgentHooks.install(new HookDispatcher(engine, depth, config.policies().defaults()));
+        ClientInstrumentation.install(instrumentation, AgentInstaller.class.getClassLoader());
+        Thread report = new Thread(() -> report(engine, config, log), "retry-after-agent-report");
+        Runtime.getRuntime().addShutdownHook(report);
+        log.info("on; policies from {}: {}", config.source(), config.policies());
+    }
+
+    private static void report(RetryEngine engine, AgentConfig config, Logger log) {
+        try {
+            List<HostSnapshot> snapshots = ExitReport.snapshots(engine.hosts(), engine.now());
+            if (config.reportPath() != null) {
+                ExitReport.writeJson(config.reportPath(), snapshots, engine.now());
+                log.info("report of {} hosts written to {}", snapshots.size(), config.reportPath());
+            } else {
+                for (HostSnapshot snapshot : snapshots) {
+                    log.info(ExitReport.line(snapshot));
+                }
+            }
+        } catch (Exception e) {
+            log.error("could not write the report to " + config.reportPath(), e);
+        }
+    }
+}

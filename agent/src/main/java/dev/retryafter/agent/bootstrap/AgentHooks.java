@@ -1,0 +1,78 @@
+package dev.retryafter.agent.bootstrap;
+
+import java.io.IOException;
+
+/**
+ * What instrumented client code calls. This class is defined by the bootstrap class loader, so
+ * every class can see it, {@code java.net.http}'s own included, and it uses {@code java.base}
+ * types only. The agent installs the real dispatcher at start-up; until it does, and whenever a
+ * method answers null, the instrumented method runs as it always did.
+ */
+public final class AgentHooks {
+
+    /** The agent's side, implemented in the agent's own class loader. */
+    public interface Dispatcher {
+
+        /** {@code HttpClient.send}: the final response, or null to run the original method. */
+        Object jdkSend(Object client, Object request, Object bodyHandler) throws IOException, InterruptedException;
+
+        /** {@code HttpClient.sendAsync}: a future of the final response, or null to run the original. */
+        Object jdkSendAsync(Object client, Object request, Object bodyHandler, Object pushPromiseHandler);
+
+        /** Apache {@code doExecute} begins: a call to pass back below once the turn is granted, or null when not governed. */
+        Object begin(String scheme, String host, int port, boolean replayable) throws IOException;
+
+        /** The attempt's response: true when the caller must discard it and send again. */
+        boolean shouldRetry(Object call, int status, String retryAfter);
+
+        /** Waits for the next attempt's turn, after the refused response went back to the pool. */
+        void awaitRetry(Object call) throws IOException;
+
+        /** The attempt threw: the call is over. */
+        void failed(Object call);
+
+        /** Wraps an Apache retry strategy so status retries the agent governs are the agent's alone. */
+        Object guardRetryStrategy(Object strategy, Class<?> strategyType);
+    }
+
+    private static volatile Dispatcher dispatcher;
+
+    private AgentHooks() {
+    }
+
+    public static void install(Dispatcher installed) {
+        dispatcher = installed;
+    }
+
+    public static Object jdkSend(Object client, Object request, Object bodyHandler) throws IOException, InterruptedException {
+        Dispatcher d = dispatcher;
+        return d == null ? null : d.jdkSend(client, request, bodyHandler);
+    }
+
+    public static Object jdkSendAsync(Object client, Object request, Object bodyHandler, Object pushPromiseHandler) {
+        Dispatcher d = dispatcher;
+        return d == null ? null : d.jdkSendAsync(client, request, bodyHandler, pushPromiseHandler);
+    }
+
+    public static Object begin(String scheme, String host, int port, boolean replayable) throws IOException {
+        Dispatcher d = dispatcher;
+        return d == null ? null : d.begin(scheme, host, port, replayable);
+    }
+
+    public static boolean shouldRetry(Object call, int status, String retryAfter) {
+        return dispatcher.shouldRetry(call, status, retryAfter);
+    }
+
+    public static void awaitRetry(Object call) throws IOException {
+        dispatcher.awaitRetry(call);
+    }
+
+    public static void failed(Object call) {
+        dispatcher.failed(call);
+    }
+
+    public static Object guardRetryStrategy(Object strategy, Class<?> strategyType) {
+        Dispatcher d = dispatcher;
+        return d == null || strategy == null ? strategy : d.guardRetryStrategy(strategy, strategyType);
+    }
+}

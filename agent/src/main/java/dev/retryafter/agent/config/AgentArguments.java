@@ -1,0 +1,64 @@
+package dev.retryafter.agent.config;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the agent argument, the part after {@code =} in {@code -javaagent:retry-after-agent.jar=...}:
+ * <ul>
+ *   <li>nothing: every host on the defaults;</li>
+ *   <li>a path: the policy file;</li>
+ *   <li>{@code key=value} pairs separated by commas, where {@code config=PATH} names the policy
+ *       file and every other key overrides the file's value:
+ *       {@code config=/etc/scraper/policies.properties,enabled=false}.</li>
+ * </ul>
+ * A policy's host list in an argument separates hosts with {@code ;}, since commas separate pairs.
+ * The environment variable {@value #ENABLED_VARIABLE}, when set, overrides {@code enabled} from both:
+ * a deployment whose command line is baked into an image can still switch the agent off.
+ */
+public final class AgentArguments {
+
+    public static final String ENABLED_VARIABLE = "RETRY_AFTER_AGENT_ENABLED";
+    private static final String SOURCE = "agent argument";
+    private static final String CONFIG = "config";
+
+    private AgentArguments() {
+    }
+
+    public static AgentConfig load(String argument, Map<String, String> environment) throws ConfigException {
+        Path file = null;
+        List<PolicyFile.Line> overrides = new ArrayList<>();
+        String text = argument == null ? "" : argument.trim();
+        if (!text.isEmpty() && text.indexOf('=') < 0) {
+            file = Paths.get(text);
+        } else if (!text.isEmpty()) {
+            for (String pair : text.split(",")) {
+                if (pair.trim().isEmpty()) {
+                    continue;
+                }
+                int equals = pair.indexOf('=');
+                if (equals <= 0) {
+                    throw new ConfigException(SOURCE, 0, pair.trim(), "is not key=value (pairs are separated by commas)");
+                }
+                String key = pair.substring(0, equals).trim();
+                String value = pair.substring(equals + 1).trim();
+                if (key.equals(CONFIG)) {
+                    file = Paths.get(value);
+                } else {
+                    overrides.add(new PolicyFile.Line(SOURCE, 0, key, value));
+                }
+            }
+        }
+        String enabled = environment.get(ENABLED_VARIABLE);
+        if (enabled != null && !enabled.trim().isEmpty()) {
+            overrides.add(new PolicyFile.Line("environment variable", 0, ENABLED_VARIABLE, enabled));
+        }
+        if (file == null && overrides.isEmpty()) {
+            return AgentConfig.defaults();
+        }
+        return PolicyFile.read(file, overrides);
+    }
+}

@@ -1,0 +1,42 @@
+package dev.retryafter.agent.config;
+
+import dev.retryafter.agent.engine.Policy;
+
+/** What the agent was told: whether it is on, where to write its report, and the host policies. */
+public final class AgentConfig {
+
+    private final boolean enabled;
+    private final String reportPath;
+    private final Policies policies;
+    private final String source;
+
+    AgentConfig(boolean enabled, String reportPath, Policies policies, String source) {
+        this.enabled = enabled;
+        this.reportPath = reportPath;
+        this.policies = policies;
+        this.source = source;
+    }
+
+    /** No file, no argument: on, every host on the defaults, the report to the log. */
+    public static AgentConfig defaults() {
+        return new AgentConfig(true, null, Policies.defaultsOnly(Policy.DEFAULTS), "defaults");
+    }
+
+    public boolean enabled() {
+        return enabled;
+    }
+
+    /** Where the JSON report goes at exit; null to write the summary to the log only. */
+    public String reportPath() {
+        return reportPath;
+    }
+
+    public Policies policies() {
+        return policies;
+    }
+
+    /** The file and argument this came from, for the start-up line. */
+    public String source() {
+        return source;
+    }
+}

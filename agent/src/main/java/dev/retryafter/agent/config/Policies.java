@@ -1,0 +1,68 @@
+package dev.retryafter.agent.config;
+
+import dev.retryafter.agent.engine.Policy;
+import dev.retryafter.agent.engine.PolicyLookup;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/** The policies of a file, in file order, and the defaults for every other host. The first match wins. */
+public final class Policies implements PolicyLookup {
+
+    private final List<Entry> entries;
+    private final Policy defaults;
+
+    Policies(List<Entry> entries, Policy defaults) {
+        this.entries = Collections.unmodifiableList(new ArrayList<>(entries));
+        this.defaults = defaults;
+    }
+
+    public static Policies defaultsOnly(Policy defaults) {
+        return new Policies(Collections.emptyList(), defaults);
+    }
+
+    @Override
+    public Policy policyFor(String host, int port) {
+        for (Entry entry : entries) {
+            for (HostPattern pattern : entry.hosts) {
+                if (pattern.matches(host, port)) {
+                    return entry.policy;
+                }
+            }
+        }
+        return defaults;
+    }
+
+    public Policy defaults() {
+        return defaults;
+    }
+
+    /** The named policies, in the order the file gives them. */
+    public List<Policy> named() {
+        List<Policy> named = new ArrayList<>();
+        for (Entry entry : entries) {
+            named.add(entry.policy);
+        }
+        return named;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder text = new StringBuilder();
+        for (Entry entry : entries) {
+            text.append(entry.policy.name()).append(' ').append(entry.hosts).append("; ");
+        }
+        return text.append("default for every other host").toString();
+    }
+
+    static final class Entry {
+        final List<HostPattern> hosts;
+        final Policy policy;
+
+        Entry(List<HostPattern> hosts, Policy policy) {
+            this.hosts = hosts;
+            this.policy = policy;
+        }
+    }
+}

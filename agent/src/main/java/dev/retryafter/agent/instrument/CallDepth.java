@@ -1,0 +1,37 @@
+package dev.retryafter.agent.instrument;
+
+import dev.retryafter.agent.engine.Call;
+
+/**
+ * The call this thread is inside. A client that wraps another client, Apache's retry execs under
+ * the agent's loop, and the agent's own resends all reach an instrumented method again; only the
+ * outermost is governed, or attempts would multiply.
+ */
+public final class CallDepth {
+
+    private final ThreadLocal<Call> current = new ThreadLocal<>();
+
+    public boolean isInside() {
+        return current.get() != null;
+    }
+
+    /** The governed call on this thread, or null. */
+    public Call current() {
+        return current.get();
+    }
+
+    /** Marks this thread as inside {@code call}; returns what to restore. */
+    public Call enter(Call call) {
+        Call previous = current.get();
+        current.set(call);
+        return previous;
+    }
+
+    public void restore(Call previous) {
+        if (previous == null) {
+            current.remove();
+        } else {
+            current.set(previous);
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package dev.retryafter.agent.instrument.apache4;
+
+import dev.retryafter.agent.bootstrap.AgentHooks;
+import net.bytebuddy.asm.Advice;
+import org.apache.http.client.ServiceUnavailableRetryStrategy;
+
+/**
+ * {@code new ServiceUnavailableRetryExec(next, strategy)} and {@code new AutoRetryHttpClient(client,
+ * strategy)}: an application's own strategy (Maven's resolver installs one that honours
+ * {@code Retry-After: 0} literally) is wrapped so that it never retries a status the agent governs.
+ * Inlined into a constructor of a version-50 class: calls only.
+ */
+public final class RetryStrategyAdvice {
+
+    private RetryStrategyAdvice() {
+    }
+
+    @Advice.OnMethodEnter
+    static void enter(@Advice.Argument(value = 1, readOnly = false) ServiceUnavailableRetryStrategy strategy) {
+        strategy = (ServiceUnavailableRetryStrategy) AgentHooks.guardRetryStrategy(strategy, ServiceUnavailableRetryStrategy.class);
+    }
+}

@@ -1,0 +1,41 @@
+package dev.retryafter.agent.instrument.jdk;
+
+import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.engine.Call;
+
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.BodySubscriber;
+import java.net.http.HttpResponse.BodySubscribers;
+import java.net.http.HttpResponse.ResponseInfo;
+
+/**
+ * Decides from the status and headers alone, before any body is read. A refusal the agent will
+ * retry never reaches the application's handler: its body is discarded, so even a large 429 read
+ * through {@code ofInputStream} cannot hold its connection.
+ */
+final class GovernedBodyHandler<T> implements BodyHandler<T> {
+
+    private final BodyHandler<T> application;
+    private final Call call;
+
+    GovernedBodyHandler(BodyHandler<T> application, Call call) {
+        this.application = application;
+        this.call = call;
+    }
+
+    @Override
+    public BodySubscriber<T> apply(ResponseInfo info) {
+        boolean retry = false;
+        try {
+            retry = call.onResponse(info.statusCode(), info.headers().firstValue("Retry-After").orElse(null));
+        } catch (RuntimeException e) {
+            AgentLog.failure("deciding on a java.net.http response", e);
+        }
+        if (!retry) {
+            return application.apply(info);
+        }
+        @SuppressWarnings("unchecked") // the body of a discarded refusal is never seen by anyone
+        BodySubscriber<T> discarded = (BodySubscriber<T>) BodySubscribers.discarding();
+        return discarded;
+    }
+}

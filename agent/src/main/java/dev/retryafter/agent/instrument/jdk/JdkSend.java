@@ -1,0 +1,59 @@
+package dev.retryafter.agent.instrument.jdk;
+
+import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.engine.Call;
+import dev.retryafter.agent.engine.RetryEngine;
+import dev.retryafter.agent.instrument.CallDepth;
+
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+
+/** {@code HttpClient.send}, governed: the agent's loop around the client's own, original send. */
+public final class JdkSend {
+
+    private final RetryEngine engine;
+    private final CallDepth depth;
+
+    public JdkSend(RetryEngine engine, CallDepth depth) {
+        this.engine = engine;
+        this.depth = depth;
+    }
+
+    /** The final response, or null to let the original method run (a nested call, or nothing to govern). */
+    public HttpResponse<?> send(HttpClient client, HttpRequest request, BodyHandler<?> handler)
+            throws IOException, InterruptedException {
+        if (depth.isInside()) {
+            return null;
+        }
+        Call call = JdkRequests.open(engine, request);
+        return call == null ? null : loop(client, request, handler, call);
+    }
+
+    private <T> HttpResponse<T> loop(HttpClient client, HttpRequest request, BodyHandler<T> handler, Call call)
+            throws IOException, InterruptedException {
+        Call previous = depth.enter(call);
+        try {
+            while (true) {
+                try {
+                    call.awaitTurn();
+                } catch (RuntimeException e) {
+                    AgentLog.failure("waiting for a java.net.http turn", e);
+                }
+                HttpResponse<T> response;
+                try {
+                    response = client.send(request, new GovernedBodyHandler<>(handler, call));
+                } finally {
+                    call.endAttempt();
+                }
+                if (!call.retryRequested()) {
+                    return response;
+                }
+            }
+        } finally {
+            depth.restore(previous);
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package dev.retryafter.agent.report;
+
+import dev.retryafter.agent.engine.CharacterisationChange;
+import dev.retryafter.agent.engine.Decision;
+import dev.retryafter.agent.engine.DecisionLine;
+import dev.retryafter.agent.engine.DecisionListener;
+import dev.retryafter.agent.engine.HostHeldException;
+import dev.retryafter.agent.engine.HostState;
+import dev.retryafter.agent.engine.LearnedLimit;
+import org.slf4j.Logger;
+
+import java.util.Locale;
+
+/**
+ * Writes the decision log: a WARN line for every refusal with its reason, an INFO line for what
+ * the engine learns (ceiling, pace, category), a WARN when a category changes or its evidence
+ * moves by more than a factor of two. Lines name host and port only, never a URL.
+ */
+public final class DecisionLog implements DecisionListener {
+
+    private final Logger log;
+
+    public DecisionLog(Logger log) {
+        this.log = log;
+    }
+
+    @Override
+    public void onRefusal(HostState host, Decision decision) {
+        log.warn(DecisionLine.format(decision));
+        if (!Double.isNaN(decision.learnedPace()) && decision.learnedCeiling() != LearnedLimit.NONE) {
+            log.info(String.format(Locale.ROOT, "%s learned: %d successes in a %ds window before the refusal; pace now %.1f/min",
+                    host.key(), decision.learnedCeiling(), host.policy().windowMillis() / 1000, decision.learnedPace() * 60));
+        }
+    }
+
+    @Override
+    public void onRecharacterised(HostState host, CharacterisationChange change) {
+        String evidence = String.format(Locale.ROOT, "recovery took %.1fs", change.recoveryMillis() / 1000.0);
+        if (change.isCategoryChange()) {
+            log.warn(host.key() + " category changed: " + change.before() + " -> " + change.after() + "; " + evidence);
+        } else if (change.isMedianShift()) {
+            log.warn(host.key() + " median recovery/header moved by more than 2x: " + change.before() + " -> " + change.after()
+                    + "; " + evidence);
+        } else {
+            log.info(host.key() + " category: " + change.after() + "; " + evidence);
+        }
+    }
+
+    @Override
+    public void onHeldRequest(HostState host, HostHeldException failure) {
+        log.warn(failure.getMessage());
+    }
+}

@@ -1,0 +1,103 @@
+package dev.retryafter.agent.report;
+
+import dev.retryafter.agent.engine.HostSnapshot;
+import dev.retryafter.agent.engine.HostState;
+import dev.retryafter.agent.engine.LearnedLimit;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/** The per-host summary written at exit: to the log, and as JSON when a report path is configured. */
+public final class ExitReport {
+
+    private ExitReport() {
+    }
+
+    public static List<HostSnapshot> snapshots(Collection<HostState> hosts, long now) {
+        List<HostSnapshot> snapshots = new ArrayList<>();
+        for (HostState host : hosts) {
+            snapshots.add(host.snapshot(now));
+        }
+        snapshots.sort(Comparator.comparing(s -> s.host));
+        return snapshots;
+    }
+
+    /** One line per host, for the log. */
+    public static String line(HostSnapshot s) {
+        return String.format(Locale.ROOT,
+                "%s: %d requests, %d refusals, %d retries, %d given up, slept %.1fs (longest %.1fs), category %s, "
+                        + "learned ceiling %s, pace %s, %d holds, %d requests failed fast",
+                s.host, s.requests, s.refusals, s.retries, s.gaveUp, s.waitedMillis / 1000.0, s.longestWaitMillis / 1000.0,
+                s.category.label(), s.learnedCeiling == LearnedLimit.NONE ? "none" : s.learnedCeiling + " per " + s.windowMillis / 1000 + "s",
+                s.pacePerSecond > 0 ? String.format(Locale.ROOT, "%.1f/min", s.pacePerMinute()) : "none", s.holds, s.heldRequests);
+    }
+
+    /** Writes the JSON report through a temporary file, so a reader never sees half of one. */
+    public static void writeJson(String path, List<HostSnapshot> snapshots, long now) throws IOException {
+        Path target = Paths.get(path).toAbsolutePath();
+        Path parent = target.getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Path temporary = Files.createTempFile(parent, ".retry-after-report", ".tmp");
+        try (Writer out = Files.newBufferedWriter(temporary, StandardCharsets.UTF_8)) {
+            out.write(json(snapshots, now));
+        }
+        Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    static String json(List<HostSnapshot> snapshots, long now) {
+        StringBuilder json = new StringBuilder(256 + 400 * snapshots.size());
+        json.append("{\n  \"agent\": \"retry-after-agent\",\n  \"writtenAt\": \"").append(Instant.ofEpochMilli(now)).append("\",\n  \"hosts\": [");
+        for (int i = 0; i < snapshots.size(); i++) {
+            HostSnapshot s = snapshots.get(i);
+            json.append(i == 0 ? "\n" : ",\n").append("    {");
+            field(json, "host", s.host, true);
+            field(json, "policy", s.policy, false);
+            number(json, "requests", s.requests);
+            number(json, "refusals", s.refusals);
+            number(json, "retries", s.retries);
+            number(json, "gaveUp", s.gaveUp);
+            number(json, "sleptMillis", s.waitedMillis);
+            number(json, "longestSleepMillis", s.longestWaitMillis);
+            field(json, "category", s.category.label(), false);
+            json.append(", \"medianRatio\": ").append(Double.isNaN(s.medianRatio) ? "null" : String.format(Locale.ROOT, "%.4f", s.medianRatio));
+            json.append(", \"learnedCeiling\": ").append(s.learnedCeiling == LearnedLimit.NONE ? "null" : Integer.toString(s.learnedCeiling));
+            number(json, "windowMillis", s.windowMillis);
+            json.append(", \"pacePerMinute\": ").append(s.pacePerSecond > 0 ? String.format(Locale.ROOT, "%.2f", s.pacePerMinute()) : "null");
+            number(json, "holds", s.holds);
+            number(json, "heldRequests", s.heldRequests);
+            json.append(", \"holdUntil\": ").append(s.holdUntilMillis == Long.MIN_VALUE ? "null" : "\"" + Instant.ofEpochMilli(s.holdUntilMillis) + "\"");
+            json.append('}');
+        }
+        return json.append(snapshots.isEmpty() ? "]\n}\n" : "\n  ]\n}\n").toString();
+    }
+
+    private static void field(StringBuilder json, String name, String value, boolean first) {
+        json.append(first ? "" : ", ").append('"').append(name).append("\": \"");
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '"' || c == '\\' || c < 0x20) {
+                json.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            } else {
+                json.append(c);
+            }
+        }
+        json.append('"');
+    }
+
+    private static void number(StringBuilder json, String name, long value) {
+        json.append(", \"").append(name).append("\": ").append(value);
+    }
+}

@@ -1,0 +1,49 @@
+package dev.retryafter.demo.scraper;
+
+import dev.retryafter.demo.portal.PortalServer;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** {@code java.net.http.HttpClient}, with {@code send} or with {@code sendAsync}. */
+final class JdkFetcher implements Fetcher {
+
+    private final HttpClient client;
+    private final boolean async;
+    private final Duration timeout;
+
+    JdkFetcher(boolean async, Duration timeout) {
+        this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
+        this.async = async;
+        this.timeout = timeout;
+    }
+
+    @Override
+    public int get(String url, String worker) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(timeout)
+                .header(PortalServer.WORKER_HEADER, worker).GET().build();
+        if (!async) {
+            return client.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
+        }
+        try {
+            // The whole exchange, retries included, may take longer than one request's timeout.
+            return client.sendAsync(request, HttpResponse.BodyHandlers.ofString()).get(10 * timeout.toMillis(), TimeUnit.MILLISECONDS).statusCode();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException ? (IOException) e.getCause() : new IOException(e.getCause());
+        } catch (TimeoutException e) {
+            throw new IOException("no response in time", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        // HttpClient is closeable only from Java 21; it stops with the JVM.
+    }
+}

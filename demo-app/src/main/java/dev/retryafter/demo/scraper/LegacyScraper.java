@@ -1,0 +1,115 @@
+package dev.retryafter.demo.scraper;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A scraper as old scrapers are: it fetches records one GET at a time from a portal, with a chosen
+ * HTTP client and some threads, and has no retry logic of its own. A refusal is a lost record.
+ * <pre>
+ * java dev.retryafter.demo.scraper.LegacyScraper --url http://127.0.0.1:8081 --records 100 \
+ *      [--client jdk|jdk-async|apache5|apache5-default|apache4|apache4-literal|apache4-legacy] [--threads 2] [--pool 8] [--timeout 30]
+ * </pre>
+ * Ends with one line the demo and the tests read:
+ * {@code RESULT client=jdk records=100 fetched=100 refused=0 failed=0 elapsedMillis=1234}
+ */
+public final class LegacyScraper {
+
+    private LegacyScraper() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = options(args);
+        String client = options.getOrDefault("client", "jdk");
+        String url = required(options, "url");
+        int records = Integer.parseInt(options.getOrDefault("records", "100"));
+        int threads = Integer.parseInt(options.getOrDefault("threads", "1"));
+        int pool = Integer.parseInt(options.getOrDefault("pool", "8"));
+        Duration timeout = Duration.ofSeconds(Long.parseLong(options.getOrDefault("timeout", "30")));
+
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger fetched = new AtomicInteger();
+        AtomicInteger refused = new AtomicInteger();
+        AtomicInteger failed = new AtomicInteger();
+        AtomicReference<String> firstFailure = new AtomicReference<>();
+        long start = System.nanoTime();
+        try (Fetcher fetcher = fetcher(client, pool, timeout)) {
+            List<Thread> workers = new ArrayList<>();
+            for (int w = 0; w < threads; w++) {
+                String worker = "w" + w;
+                Thread thread = new Thread(() -> {
+                    for (int i = next.getAndIncrement(); i < records; i = next.getAndIncrement()) {
+                        try {
+                            int status = fetcher.get(url + "/records/" + i, worker);
+                            (status == 200 ? fetched : refused).incrementAndGet();
+                        } catch (IOException | RuntimeException e) {
+                            failed.incrementAndGet();
+                            firstFailure.compareAndSet(null, e.toString());
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return;
+                        }
+                    }
+                }, "scraper-" + worker);
+                workers.add(thread);
+                thread.start();
+            }
+            for (Thread thread : workers) {
+                thread.join();
+            }
+        }
+        long elapsed = (System.nanoTime() - start) / 1_000_000;
+        if (firstFailure.get() != null) {
+            System.out.println("FAILURE " + firstFailure.get());
+        }
+        System.out.println("RESULT client=" + client + " records=" + records + " fetched=" + fetched + " refused=" + refused
+                + " failed=" + failed + " elapsedMillis=" + elapsed);
+    }
+
+    private static Fetcher fetcher(String client, int pool, Duration timeout) {
+        switch (client) {
+            case "jdk":
+                return new JdkFetcher(false, timeout);
+            case "jdk-async":
+                return new JdkFetcher(true, timeout);
+            case "apache5":
+                return new Apache5Fetcher(pool, timeout, false);
+            case "apache5-default":
+                return new Apache5Fetcher(pool, timeout, true);
+            case "apache4":
+                return new Apache4Fetcher(pool, timeout, false, false);
+            case "apache4-literal":
+                return new Apache4Fetcher(pool, timeout, true, false);
+            case "apache4-legacy":
+                return new Apache4Fetcher(pool, timeout, false, true);
+            default:
+                throw new IllegalArgumentException("unknown client " + client
+                        + "; use jdk, jdk-async, apache5, apache5-default, apache4, apache4-literal or apache4-legacy");
+        }
+    }
+
+    private static Map<String, String> options(String[] args) {
+        Map<String, String> options = new TreeMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--") || i + 1 >= args.length) {
+                throw new IllegalArgumentException("expected --name value, got " + args[i]);
+            }
+            options.put(args[i].substring(2), args[++i]);
+        }
+        return options;
+    }
+
+    private static String required(Map<String, String> options, String name) {
+        String value = options.get(name);
+        if (value == null) {
+            throw new IllegalArgumentException("--" + name + " is required");
+        }
+        return value;
+    }
+}
