@@ -1,53 +1,102 @@
 package dev.retryafter.agent;
 
-import net.bytebuddy.dynamic.ClassFileLocator;
-import net.bytebuddy.dynamic.loading.ClassInjector;
-
-import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.jar.JarOutputStream;
 
 /**
  * Defines the {@code bootstrap} package's classes in the bootstrap class loader, where every class,
- * {@code java.net.http}'s included, can see them. Defined directly rather than by appending a jar
- * to the bootstrap search path, which would turn class-data sharing off for the application.
- * Must run before any other agent class names them.
+ * {@code java.net.http}'s included, can see them. Must run before any other agent class names them.
+ *
+ * <p>Defined directly, through the JDK's internal {@code Unsafe}, rather than by appending a jar to
+ * the bootstrap search path: that turns class-data sharing off for the application's classes and
+ * slows its start-up. Byte Buddy's own Unsafe injector reaches for {@code sun.misc.Unsafe}, which
+ * Java 24 and later warn about. The jar is the fallback, should a JDK close the direct way.
  */
 final class BootstrapInjector {
 
+    /** The interface first: the class names it. */
     static final String[] CLASSES = {
-            "dev.retryafter.agent.bootstrap.AgentHooks",
-            "dev.retryafter.agent.bootstrap.AgentHooks$Dispatcher"};
+            "dev.retryafter.agent.bootstrap.AgentHooks$Dispatcher",
+            "dev.retryafter.agent.bootstrap.AgentHooks"};
 
     private BootstrapInjector() {
     }
 
-    static void inject(Instrumentation instrumentation) throws IOException {
+    static void inject(Instrumentation instrumentation) throws Exception {
         if (alreadyInBootstrap()) {
             return; // attached a second time
         }
         Map<String, byte[]> classes = new LinkedHashMap<>();
-        ClassFileLocator locator = ClassFileLocator.ForClassLoader.of(BootstrapInjector.class.getClassLoader());
         for (String name : CLASSES) {
-            classes.put(name, locator.locate(name).resolve());
+            classes.put(name, bytes(name));
         }
-        ClassInjector.UsingUnsafe.Factory unsafe = ClassInjector.UsingUnsafe.Factory.resolve(instrumentation);
-        if (unsafe.isAvailable()) {
-            unsafe.make(null, null).injectRaw(classes);
-        } else {
-            File folder = Files.createTempDirectory("retry-after-agent").toFile();
-            folder.deleteOnExit();
-            ClassInjector.UsingInstrumentation.of(folder, ClassInjector.UsingInstrumentation.Target.BOOTSTRAP, instrumentation)
-                    .injectRaw(classes);
+        try {
+            defineDirectly(instrumentation, classes);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            AgentLog.logger().debug("defining the hooks directly failed; appending them to the bootstrap search path", e);
+            appendToBootstrapSearchPath(instrumentation, classes);
+        }
+    }
+
+    private static void defineDirectly(Instrumentation instrumentation, Map<String, byte[]> classes) throws ReflectiveOperationException {
+        String definerName = BootstrapDefiner.class.getName();
+        byte[] definerBytes = bytes(definerName);
+        ClassLoader isolated = new ClassLoader(null) {
+            @Override
+            protected Class<?> findClass(String name) throws ClassNotFoundException {
+                if (!name.equals(definerName)) {
+                    throw new ClassNotFoundException(name);
+                }
+                return defineClass(name, definerBytes, 0, definerBytes.length);
+            }
+        };
+        Class<?> definer = Class.forName(definerName, true, isolated);
+        Module javaBase = Object.class.getModule();
+        instrumentation.redefineModule(javaBase, Collections.emptySet(),
+                Collections.singletonMap("jdk.internal.misc", Set.of(definer.getModule())),
+                Collections.emptyMap(), Collections.emptySet(), Collections.emptyMap());
+        definer.getMethod("define", Map.class).invoke(null, classes);
+    }
+
+    private static void appendToBootstrapSearchPath(Instrumentation instrumentation, Map<String, byte[]> classes) throws IOException {
+        Path jar = Files.createTempFile("retry-after-agent-bootstrap", ".jar");
+        jar.toFile().deleteOnExit();
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+            for (Map.Entry<String, byte[]> type : classes.entrySet()) {
+                out.putNextEntry(new JarEntry(type.getKey().replace('.', '/') + ".class"));
+                out.write(type.getValue());
+                out.closeEntry();
+            }
+        }
+        instrumentation.appendToBootstrapClassLoaderSearch(new JarFile(jar.toFile()));
+    }
+
+    private static byte[] bytes(String className) {
+        String resource = className.replace('.', '/') + ".class";
+        try (InputStream in = BootstrapInjector.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("the agent jar has no " + resource);
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
     private static boolean alreadyInBootstrap() {
         try {
-            Class.forName(CLASSES[0], false, null);
+            Class.forName(CLASSES[1], false, null);
             return true;
         } catch (ClassNotFoundException e) {
             return false;

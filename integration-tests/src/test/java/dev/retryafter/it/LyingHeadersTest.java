@@ -1,0 +1,73 @@
+package dev.retryafter.it;
+
+import dev.retryafter.demo.portal.Behaviour;
+import dev.retryafter.demo.portal.PortalModel;
+import dev.retryafter.demo.portal.PortalServer;
+import dev.retryafter.demo.portal.PortalStats;
+import dev.retryafter.it.harness.AgentReport;
+import dev.retryafter.it.harness.Jdk;
+import dev.retryafter.it.harness.ScraperRun;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A scraper with no retry logic, the agent attached, against portals whose Retry-After lies in the
+ * two ways that do real damage: 0 (a hot loop) and 3600 on a one-second window (an hour's stall).
+ * Every client, on Java 17 and 25; asserted from the portal's own counts and the agent's report.
+ */
+@Execution(ExecutionMode.CONCURRENT)
+class LyingHeadersTest {
+
+    static final long MIN_SLEEP = 300;
+    static final long MAX_SLEEP = 1_500;
+    static final String POLICY = "default.min-sleep = " + MIN_SLEEP + "ms\n"
+            + "default.max-sleep = " + MAX_SLEEP + "ms\n"
+            + "default.window = 1s\n"
+            + "default.max-attempts = 10\n";
+    static final int RECORDS = 20;
+
+    static Stream<Arguments> clients() {
+        return Jdk.all().stream().flatMap(jdk -> Stream.of("jdk", "jdk-async", "apache5", "apache4")
+                .map(client -> Arguments.of(jdk, client)));
+    }
+
+    @ParameterizedTest(name = "{1} on {0}")
+    @MethodSource("clients")
+    void retryAfterZeroNeverLeadsToARequestSoonerThanMinSleep(Jdk jdk, String client) throws Exception {
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 5, 1_000))) {
+            ScraperRun run = ScraperRun.run(jdk, POLICY, client, portal.baseUrl(), RECORDS);
+            PortalStats stats = portal.stats();
+
+            assertEquals(RECORDS, run.fetched, () -> "every record arrives\n" + run);
+            assertTrue(stats.refusals > 0, "the portal refused, so this test could fail: " + stats);
+            assertTrue(stats.shortestGapAfterAnyRefusalMillis >= MIN_SLEEP, () -> stats + "\n" + run);
+            assertTrue(run.jvm.stderr.contains("Retry-After=\"0\""), "each refusal is explained in the log");
+            assertFalse(run.jvm.stderr.contains("sun.misc.Unsafe"), () -> "no Unsafe warning on " + jdk + ":\n" + run.jvm.stderr);
+        }
+    }
+
+    @ParameterizedTest(name = "{1} on {0}")
+    @MethodSource("clients")
+    void retryAfter3600OnAOneSecondWindowNeverSleepsPastMaxSleep(Jdk jdk, String client) throws Exception {
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.CONSTANT_OVERSTATED, 5, 1_000))) {
+            ScraperRun run = ScraperRun.run(jdk, POLICY, client, portal.baseUrl(), RECORDS);
+            PortalStats stats = portal.stats();
+            AgentReport.Host host = run.report().host("127.0.0.1:" + portal.port());
+
+            assertEquals(RECORDS, run.fetched, () -> "every record arrives\n" + run);
+            assertTrue(stats.refusals > 0, "the portal refused, so this test could fail: " + stats);
+            assertTrue(host.number("longestSleepMillis") <= MAX_SLEEP, () -> host + "\n" + run);
+            assertTrue(run.elapsedMillis < 30_000, () -> "no stall: " + run.elapsedMillis + " ms\n" + run);
+            assertEquals("constant_overstated", host.text("category"), () -> host.toString());
+        }
+    }
+}

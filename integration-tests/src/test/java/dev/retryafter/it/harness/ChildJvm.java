@@ -1,0 +1,137 @@
+package dev.retryafter.it.harness;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+/** Starts a real JVM, on a chosen JDK, with or without the built agent, and collects what it printed. */
+public final class ChildJvm {
+
+    private static final AtomicLong RUNS = new AtomicLong();
+
+    private final Jdk jdk;
+    private final List<String> jvmArgs = new ArrayList<>();
+    private final List<String> classpath = new ArrayList<>();
+    private String mainClass;
+    private final List<String> args = new ArrayList<>();
+    private Duration timeout = Duration.ofSeconds(120);
+
+    public ChildJvm(Jdk jdk) {
+        this.jdk = jdk;
+    }
+
+    /** The agent jar as built by the agent module. */
+    public static Path agentJar() {
+        Path jar = Paths.get(System.getProperty("agent.jar", "../agent/target/retry-after-agent.jar"));
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("no agent jar at " + jar.toAbsolutePath() + ": build with mvn verify, not mvn test");
+        }
+        return jar.toAbsolutePath();
+    }
+
+    /** {@code -javaagent:retry-after-agent.jar[=argument]}. */
+    public ChildJvm withAgent(String argument) {
+        jvmArgs.add("-javaagent:" + agentJar() + (argument == null ? "" : "=" + argument));
+        return this;
+    }
+
+    public ChildJvm jvmArg(String arg) {
+        jvmArgs.add(arg);
+        return this;
+    }
+
+    /** Jars and folders from the test class path whose file name passes {@code filter}. */
+    public ChildJvm classpath(Predicate<String> filter) {
+        classpath.addAll(TestClasspath.entries(filter));
+        return this;
+    }
+
+    public ChildJvm classpathEntry(String entry) {
+        classpath.add(entry);
+        return this;
+    }
+
+    public ChildJvm main(String mainClass, String... args) {
+        this.mainClass = mainClass;
+        this.args.addAll(Arrays.asList(args));
+        return this;
+    }
+
+    public ChildJvm args(List<String> more) {
+        args.addAll(more);
+        return this;
+    }
+
+    public ChildJvm timeout(Duration timeout) {
+        this.timeout = timeout;
+        return this;
+    }
+
+    public Result run() throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(jdk.javaOrSkip().toString());
+        command.addAll(jvmArgs);
+        command.add("-cp");
+        command.add(String.join(File.pathSeparator, classpath));
+        command.add(mainClass);
+        command.addAll(args);
+
+        Path dir = workDir().resolve("run-" + RUNS.incrementAndGet());
+        Files.createDirectories(dir);
+        Path out = dir.resolve("stdout.txt");
+        Path err = dir.resolve("stderr.txt");
+        Files.write(dir.resolve("command.txt"), String.join(" ", command).getBytes(StandardCharsets.UTF_8));
+        Process process = new ProcessBuilder(command).directory(dir.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly().waitFor();
+            throw new AssertionError("child JVM did not finish in " + timeout + ": " + command
+                    + "\nstdout:\n" + Files.readString(out) + "\nstderr:\n" + Files.readString(err));
+        }
+        return new Result(jdk, process.exitValue(), Files.readString(out), Files.readString(err), command);
+    }
+
+    public static Path workDir() throws IOException {
+        Path dir = Paths.get(System.getProperty("work.dir", "target/it-work"));
+        Files.createDirectories(dir);
+        return dir.toAbsolutePath();
+    }
+
+    /** What a child JVM did. */
+    public static final class Result {
+        public final Jdk jdk;
+        public final int exitCode;
+        public final String stdout;
+        public final String stderr;
+        public final List<String> command;
+
+        Result(Jdk jdk, int exitCode, String stdout, String stderr, List<String> command) {
+            this.jdk = jdk;
+            this.exitCode = exitCode;
+            this.stdout = stdout;
+            this.stderr = stderr;
+            this.command = command;
+        }
+
+        /** Lines the agent logged. */
+        public List<String> agentLines() {
+            return stderr.lines().filter(line -> line.contains("retry-after-agent")).collect(Collectors.toList());
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exitCode + " on " + jdk + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr;
+        }
+    }
+}

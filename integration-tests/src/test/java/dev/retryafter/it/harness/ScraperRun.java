@@ -1,0 +1,63 @@
+package dev.retryafter.it.harness;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The demo's legacy scraper in a child JVM, with or without the agent, and what it reported. */
+public final class ScraperRun {
+
+    private static final Pattern RESULT = Pattern.compile("RESULT client=(\\S+) records=(\\d+) fetched=(\\d+) refused=(\\d+) failed=(\\d+) elapsedMillis=(\\d+)");
+
+    public final ChildJvm.Result jvm;
+    public final int fetched;
+    public final int refused;
+    public final int failed;
+    public final long elapsedMillis;
+    private final Path report;
+
+    private ScraperRun(ChildJvm.Result jvm, Path report) {
+        this.jvm = jvm;
+        this.report = report;
+        Matcher m = RESULT.matcher(jvm.stdout);
+        if (!m.find()) {
+            throw new AssertionError("the scraper printed no RESULT line:\n" + jvm);
+        }
+        fetched = Integer.parseInt(m.group(3));
+        refused = Integer.parseInt(m.group(4));
+        failed = Integer.parseInt(m.group(5));
+        elapsedMillis = Long.parseLong(m.group(6));
+    }
+
+    public AgentReport report() throws IOException {
+        return AgentReport.read(report);
+    }
+
+    /**
+     * Runs the scraper. {@code policy} is the policy file's text, or null to run without the agent.
+     * The agent writes its JSON report to a file of the run's own.
+     */
+    public static ScraperRun run(Jdk jdk, String policy, String client, String url, int records, String... more)
+            throws IOException, InterruptedException {
+        ChildJvm jvm = new ChildJvm(jdk).classpath(TestClasspath.SCRAPER);
+        Path report = Files.createTempFile(ChildJvm.workDir(), "report-", ".json");
+        Files.delete(report);
+        if (policy != null) {
+            Path file = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");
+            Files.writeString(file, policy);
+            jvm.withAgent("config=" + file + ",report=" + report);
+        }
+        List<String> args = new ArrayList<>(List.of("--client", client, "--url", url, "--records", Integer.toString(records)));
+        args.addAll(List.of(more));
+        return new ScraperRun(jvm.main("dev.retryafter.demo.scraper.LegacyScraper").args(args).run(), report);
+    }
+
+    @Override
+    public String toString() {
+        return jvm.toString();
+    }
+}

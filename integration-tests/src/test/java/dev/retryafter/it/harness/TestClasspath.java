@@ -1,0 +1,46 @@
+package dev.retryafter.it.harness;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+/** The integration tests' resolved class path, from which child JVMs take only what they need. */
+public final class TestClasspath {
+
+    /** The demo scraper and the portal: demo-app with both Apache clients. */
+    public static final Predicate<String> SCRAPER = name -> name.startsWith("retry-after-demo") || name.equals("classes")
+            || name.startsWith("httpclient") || name.startsWith("httpcore") || name.startsWith("commons-logging")
+            || name.startsWith("commons-codec") || name.startsWith("slf4j-api");
+
+    private TestClasspath() {
+    }
+
+    static List<String> entries(Predicate<String> byFileName) {
+        String file = System.getProperty("test.classpath.file", "target/test-classpath.txt");
+        String text;
+        try {
+            text = Files.readString(Paths.get(file)).trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no test class path at " + file, e);
+        }
+        List<String> chosen = new ArrayList<>();
+        for (String entry : text.split(File.pathSeparator)) {
+            String name = Paths.get(entry).getFileName().toString();
+            boolean demoClasses = entry.replace('\\', '/').contains("demo-app/target/classes");
+            if ((byFileName.test(name) && (!name.equals("classes") || demoClasses))) {
+                chosen.add(entry);
+            }
+        }
+        return chosen;
+    }
+
+    /** This module's compiled test classes: the small test applications. */
+    public static String testClasses() {
+        return System.getProperty("test.classes", "target/test-classes");
+    }
+}
