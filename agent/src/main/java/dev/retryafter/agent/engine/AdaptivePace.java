@@ -22,6 +22,13 @@ final class AdaptivePace {
     static final int MIN_WINDOWS_PER_CYCLE = 2;
     static final int MAX_WINDOWS_PER_CYCLE = 10;
 
+    /**
+     * Each cycle ends in about one refusal, so probing pays only if that refusal is cheap: a cycle
+     * lasts at least this many times what a refusal has lately cost (the wait until a request got
+     * through). A portal whose refusals cost a minute is probed every twenty minutes at most.
+     */
+    static final int CYCLES_PER_REFUSAL_COST = 20;
+
     /** Past the plateau the curve is stopped at this many cycles: about six times the refused rate. */
     private static final double MAX_PROBE = 3;
 
@@ -37,20 +44,35 @@ final class AdaptivePace {
         if (policy.startRatePerSecond() > 0) {
             // A configured rate is what the operator believes the limit to be: start on the plateau
             // at that rate, and probe beyond it if the host never objects.
-            restart(policy.startRatePerSecond(), now);
+            restart(policy.startRatePerSecond(), now, 0);
             epochMillis = now - cycleMillis;
         }
     }
 
     /**
-     * A refusal at {@code now} after {@code ceiling} successes in the window. A ceiling of zero says
-     * nothing about the rate, so the current pace, if any, is taken as the one refused.
+     * A refusal at {@code now} after {@code ceiling} successes in the window; a refusal has lately
+     * cost {@code refusalCostMillis}. A ceiling of zero says nothing about the rate, so the current
+     * pace, if any, is taken as the one refused.
      */
-    void onRefusal(int ceiling, long now) {
+    void onRefusal(int ceiling, long now, long refusalCostMillis) {
         double observed = ceiling > 0 ? ceiling * 1000.0 / windowMillis : rate(now);
         if (observed > 0) {
-            restart(observed, now);
+            restart(observed, now, refusalCostMillis);
         }
+    }
+
+    /**
+     * Re-times the current curve for a new refusal cost, from where it stands: the rate does not rise,
+     * only how soon it returns to the refused rate changes. A curve already probing beyond it resumes
+     * from the plateau: a shorter cycle would otherwise make the probe many times steeper at once.
+     */
+    void retime(long now, long refusalCostMillis) {
+        if (refusedRate <= 0) {
+            return;
+        }
+        double progress = Math.min(1.0, (now - epochMillis) / (double) cycleMillis);
+        cycleMillis = cycleMillis(refusedRate, refusalCostMillis);
+        epochMillis = now - (long) (progress * cycleMillis);
     }
 
     /** Requests per second at {@code now}; 0 while nothing is known, which means "do not pace". */
@@ -67,10 +89,15 @@ final class AdaptivePace {
         return refusedRate;
     }
 
-    private void restart(double rate, long now) {
+    private void restart(double rate, long now, long refusalCostMillis) {
         refusedRate = rate;
         epochMillis = now;
+        cycleMillis = cycleMillis(rate, refusalCostMillis);
+    }
+
+    private long cycleMillis(double rate, long refusalCostMillis) {
         long forRequests = (long) (REQUESTS_PER_CYCLE * 1000 / rate);
-        cycleMillis = Math.max(MIN_WINDOWS_PER_CYCLE * windowMillis, Math.min(MAX_WINDOWS_PER_CYCLE * windowMillis, forRequests));
+        long usual = Math.max(MIN_WINDOWS_PER_CYCLE * windowMillis, Math.min(MAX_WINDOWS_PER_CYCLE * windowMillis, forRequests));
+        return Math.max(usual, CYCLES_PER_REFUSAL_COST * refusalCostMillis);
     }
 }

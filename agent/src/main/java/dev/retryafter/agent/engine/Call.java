@@ -53,8 +53,7 @@ public final class Call {
         try {
             host.permits().acquireBlocking();
             permitHeld = 1;
-            long wait = host.reserveSlot(engine.now());
-            if (wait > 0) {
+            for (long wait = host.reserveSlot(engine.now()); wait > 0; wait = host.rebookIfRefusedSince(engine.now())) {
                 long start = engine.now();
                 try {
                     engine.sleeper.sleep(wait);
@@ -93,14 +92,7 @@ public final class Call {
                 releasePermit(); // abandoned while the permit was on its way
                 throw new CancellationException();
             }
-            long wait = host.reserveSlot(engine.now());
-            if (wait <= 0) {
-                return NO_WAIT;
-            }
-            long start = engine.now();
-            CompletableFuture<Void> delay = engine.delays.after(wait);
-            pendingDelay = delay;
-            return delay.thenRun(() -> host.onWaited(engine.now() - start));
+            return waitAsync(host.reserveSlot(engine.now()));
         }).thenRun(() -> {
             HostHeldException heldNow = host.heldException(engine.now());
             if (heldNow != null) {
@@ -109,6 +101,20 @@ public final class Call {
                 throw new CompletionException(heldNow);
             }
             markSent();
+        });
+    }
+
+    /** Waits {@code wait}, then again if a refusal came in meanwhile, without a thread asleep. */
+    private CompletableFuture<Void> waitAsync(long wait) {
+        if (wait <= 0) {
+            return NO_WAIT;
+        }
+        long start = engine.now();
+        CompletableFuture<Void> delay = engine.delays.after(wait);
+        pendingDelay = delay;
+        return delay.thenCompose(done -> {
+            host.onWaited(engine.now() - start);
+            return waitAsync(host.rebookIfRefusedSince(engine.now()));
         });
     }
 

@@ -68,4 +68,18 @@ public final class DecisionLine {
     static String seconds(long millis) {
         return String.format(Locale.ROOT, "%.3fs", millis / 1000.0);
     }
+
+    /** A policy duration as a person writes it: {@code 500ms}, {@code 60s}, {@code 5m}, {@code 1h}. */
+    public static String duration(long millis) {
+        if (millis % 3_600_000 == 0 && millis > 0) {
+            return millis / 3_600_000 + "h";
+        }
+        if (millis % 60_000 == 0 && millis >= 300_000) {
+            return millis / 60_000 + "m";
+        }
+        if (millis % 1000 == 0 && millis > 0) {
+            return millis / 1000 + "s";
+        }
+        return millis + "ms";
+    }
 }

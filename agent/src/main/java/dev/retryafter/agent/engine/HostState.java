@@ -25,6 +25,8 @@ public final class HostState {
     private long streakStartMillis = NO_STREAK;
     private long streakHeaderMillis;
     private long streakLastRefusedSentMillis;
+    private int streakRefusals;
+    private boolean streakWhilePaced;
     private final LongWaitClaim longWaitClaim = new LongWaitClaim();
     private ObservationWindow observations;
     private Characterisation characterisation = Characterisation.UNKNOWN;
@@ -85,13 +87,26 @@ public final class HostState {
 
     /**
      * Books this request's moment to go and returns how long to wait for it: no sooner than any wait
-     * a refusal imposed, and one pace interval after the previous booking.
+     * a refusal imposed, and one pace interval after the previous booking, but never further off than
+     * max-sleep. That bound is what makes "never over the ceiling" true of every wait, not only of
+     * the one a refusal decides: callers queued behind a long wait would otherwise add their pace
+     * intervals to it. The price is that they may go together once it ends, at most
+     * max-concurrency of them, into a window that has had max-sleep to recover.
      */
     synchronized long reserveSlot(long now) {
-        long slot = Math.max(now, Math.max(nextSlotMillis, notBeforeMillis));
+        long slot = Math.min(Math.max(now, Math.max(nextSlotMillis, notBeforeMillis)), now + policy.maxSleepMillis());
         double rate = pace.rate(slot);
-        nextSlotMillis = rate > 0 ? slot + (long) Math.ceil(1000.0 / rate) : slot;
+        long interval = rate > 0 ? Math.min((long) Math.ceil(1000.0 / rate), policy.maxSleepMillis()) : 0;
+        nextSlotMillis = Math.max(nextSlotMillis, slot + interval);
         return slot - now;
+    }
+
+    /**
+     * After waiting for a booked moment: if a refusal came in meanwhile, the booking is void and the
+     * request books again behind it. Returns how much longer to wait; 0 to go now.
+     */
+    synchronized long rebookIfRefusedSince(long now) {
+        return now < notBeforeMillis ? reserveSlot(now) : 0;
     }
 
     synchronized void onSent(long now) {
@@ -122,9 +137,14 @@ public final class HostState {
         if (observations == null) {
             observations = new ObservationWindow();
         }
-        observations.add(streakHeaderMillis, lastRefused, recoveredBy);
+        observations.add(streakHeaderMillis, lastRefused, recoveredBy, streakWhilePaced);
         Characterisation before = characterisation;
         characterisation = HostCharacteriser.characterise(observations);
+        if (before.category() != Category.UNKNOWN && before.category() != characterisation.category()) {
+            // Refusals cost what they did because of how the old category answered them.
+            observations.forgetCosts();
+            pace.retime(now, 0);
+        }
         boolean changed = before.category() != characterisation.category() || characterisation.medianMovedFarFrom(before);
         return changed ? new CharacterisationChange(before, characterisation, recovery) : null;
     }
@@ -139,14 +159,17 @@ public final class HostState {
         if (streakStartMillis == NO_STREAK) {
             // Only a streak's first refusal says where the limit is; the rest are its echo.
             streakStartMillis = now;
+            streakRefusals = 0;
+            streakWhilePaced = pace.rate(now) > 0;
             streakLastRefusedSentMillis = sentAt;
             streakHeaderMillis = header.isUsable() ? header.millis() : ObservationWindow.NO_HEADER;
             ceiling = limit.ceilingBefore(now);
             learnedCeiling = ceiling;
-            pace.onRefusal(ceiling, now);
+            pace.onRefusal(ceiling, now, observations == null ? 0 : observations.pacedRefusalCost());
             newPace = pace.rate(now);
         }
         limit.record(now, false);
+        streakRefusals++;
         Category category = category();
 
         if (category == Category.TRUTHFUL && header.isUsable() && header.millis() > policy.maxSleepMillis()
@@ -161,7 +184,10 @@ public final class HostState {
                     category, holdUntilMillis, ceiling, newPace);
         }
 
-        long backoff = Backoff.fullJitter(attempt, random, policy.backoffBaseMillis(), policy.backoffCapMillis());
+        // The exponent counts the host's refusals in a row, not only this call's: a host that has refused
+        // ten requests is in no state to take an eleventh half a second later, whoever sends it.
+        long backoff = Backoff.fullJitter(Math.max(attempt, streakRefusals), random, policy.backoffBaseMillis(),
+                policy.backoffCapMillis());
         Wait wait = Sanitiser.sanitise(policy, category, header, backoff);
         notBeforeMillis = Math.max(notBeforeMillis, now + wait.millis());
         Decision.Outcome outcome;

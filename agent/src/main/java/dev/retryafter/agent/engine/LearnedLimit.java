@@ -74,7 +74,7 @@ public final class LearnedLimit {
         int count = 0;
         for (int i = 0; i < successes.size(); i++) {
             long t = successes.get(i);
-            if (t >= from && t < refusal) {
+            if (t >= from && t <= refusal) { // answers that arrived in the refusal's millisecond were let through first
                 count++;
             }
         }

@@ -20,14 +20,17 @@ final class ObservationWindow {
     private final long[] headerMillis = new long[CAPACITY];
     private final long[] lastRefusedMillis = new long[CAPACITY];
     private final long[] recoveredByMillis = new long[CAPACITY];
+    private final boolean[] paced = new boolean[CAPACITY];
     private int size;
     private int newest = -1;
 
-    void add(long header, long lastRefused, long recoveredBy) {
+    /** {@code whilePaced}: the streak began while the host was paced, not in an unpaced first burst. */
+    void add(long header, long lastRefused, long recoveredBy, boolean whilePaced) {
         newest = (newest + 1) % CAPACITY;
         headerMillis[newest] = header;
         lastRefusedMillis[newest] = lastRefused;
         recoveredByMillis[newest] = recoveredBy;
+        paced[newest] = whilePaced;
         size = Math.min(size + 1, CAPACITY);
     }
 
@@ -56,6 +59,38 @@ final class ObservationWindow {
             return header;
         }
         return low + (high - low) / 2;
+    }
+
+    /**
+     * What a refusal costs when the pace probes too high: the time from a streak's first refusal to
+     * the request that got through, over streaks that began while the host was paced (an unpaced
+     * first burst waits out the rest of its window, which says nothing about that). The smaller of
+     * the median and the latest: the median stops one odd streak from deciding, the latest follows a
+     * host whose ways have changed. 0 when nothing is known.
+     */
+    long pacedRefusalCost() {
+        long[] costs = new long[size];
+        int n = 0;
+        long latest = -1;
+        for (int i = 0; i < size; i++) { // newest first
+            int s = slot(i);
+            if (paced[s]) {
+                costs[n++] = recoveredByMillis[s];
+                if (latest < 0) {
+                    latest = recoveredByMillis[s];
+                }
+            }
+        }
+        if (n == 0) {
+            return 0;
+        }
+        java.util.Arrays.sort(costs, 0, n);
+        return Math.min(costs[n / 2], latest);
+    }
+
+    /** The host's category changed: costs measured while it was answered the old way say nothing now. */
+    void forgetCosts() {
+        java.util.Arrays.fill(paced, false);
     }
 
     private int slot(int i) {

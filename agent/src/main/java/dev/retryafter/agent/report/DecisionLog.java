@@ -28,8 +28,8 @@ public final class DecisionLog implements DecisionListener {
     public void onRefusal(HostState host, Decision decision) {
         log.warn(DecisionLine.format(decision));
         if (!Double.isNaN(decision.learnedPace()) && decision.learnedCeiling() != LearnedLimit.NONE) {
-            log.info(String.format(Locale.ROOT, "%s learned: %d successes in a %ds window before the refusal; pace now %.1f/min",
-                    host.key(), decision.learnedCeiling(), host.policy().windowMillis() / 1000, decision.learnedPace() * 60));
+            log.info(String.format(Locale.ROOT, "%s learned: %d successes in a %s window before the refusal; pace now %.1f/min",
+                    host.key(), decision.learnedCeiling(), DecisionLine.duration(host.policy().windowMillis()), decision.learnedPace() * 60));
         }
     }
 

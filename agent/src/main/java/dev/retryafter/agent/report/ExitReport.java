@@ -1,5 +1,6 @@
 package dev.retryafter.agent.report;
 
+import dev.retryafter.agent.engine.DecisionLine;
 import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.LearnedLimit;
@@ -39,7 +40,7 @@ public final class ExitReport {
                 "%s: %d requests, %d refusals, %d retries, %d given up, slept %.1fs (longest %.1fs), category %s, "
                         + "learned ceiling %s, pace %s, %d holds, %d requests failed fast",
                 s.host, s.requests, s.refusals, s.retries, s.gaveUp, s.waitedMillis / 1000.0, s.longestWaitMillis / 1000.0,
-                s.category.label(), s.learnedCeiling == LearnedLimit.NONE ? "none" : s.learnedCeiling + " per " + s.windowMillis / 1000 + "s",
+                s.category.label(), s.learnedCeiling == LearnedLimit.NONE ? "none" : s.learnedCeiling + " per " + DecisionLine.duration(s.windowMillis),
                 s.pacePerSecond > 0 ? String.format(Locale.ROOT, "%.1f/min", s.pacePerMinute()) : "none", s.holds, s.heldRequests);
     }
 

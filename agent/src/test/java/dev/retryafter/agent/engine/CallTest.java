@@ -88,6 +88,51 @@ class CallTest {
     }
 
     @Test
+    void thePaceNeverSpacesRequestsFurtherApartThanMaxSleep() throws Exception {
+        // One request a minute is the learned limit, but max-sleep is 200 ms: no wait may be longer.
+        EngineFixture f = new EngineFixture(Policy.builder().minSleepMillis(100).maxSleepMillis(200).build());
+        Call first = f.engine.open("slow.example", 443, true);
+        first.awaitTurn();
+        first.onResponse(200, null);
+        first.endAttempt();
+        Call refused = f.engine.open("slow.example", 443, true);
+        refused.awaitTurn();
+        refused.onResponse(429, "60");
+        refused.endAttempt();
+        assertTrue(f.host().snapshot(f.clock.millis()).pacePerSecond < 1.0 / 60, "a slow pace was learned");
+        for (int i = 0; i < 5; i++) {
+            long before = f.clock.millis();
+            Call next = f.engine.open("slow.example", 443, true);
+            next.awaitTurn();
+            next.endAttempt();
+            assertTrue(f.clock.millis() - before <= 200, "waited " + (f.clock.millis() - before) + " ms");
+        }
+    }
+
+    @Test
+    void callersQueuedBehindALongWaitNeverWaitLongerThanMaxSleep() throws Exception {
+        dev.retryafter.agent.testing.VirtualClock clock = new dev.retryafter.agent.testing.VirtualClock();
+        VirtualScheduler scheduler = new VirtualScheduler(clock);
+        RetryEngine engine = RetryEngine.builder().clock(clock).delays(scheduler).random(() -> 0.5)
+                .policies(PolicyLookup.everyHost(Policy.builder().startRatePerSecond(0.3).build())).build();
+        Call refused = engine.open("portal.example", 443, true);
+        refused.turn().join();
+        refused.onResponse(429, "3600");              // an unproven 3600: wait the 300 s ceiling
+        refused.endAttempt();
+        long start = clock.millis();
+        List<CompletableFuture<Void>> queued = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            queued.add(engine.open("portal.example", 443, true).turn());
+        }
+        queued.add(refused.turn());
+        List<Long> wentAt = new ArrayList<>();
+        queued.forEach(turn -> turn.thenRun(() -> wentAt.add(clock.millis() - start)));
+        scheduler.run(Long.MAX_VALUE);
+        assertEquals(8, wentAt.size());
+        assertTrue(wentAt.stream().allMatch(t -> t >= 300_000 && t <= 300_000), "all went at the ceiling: " + wentAt);
+    }
+
+    @Test
     void aNewCallStartsItsOwnAttemptCount() throws Exception {
         EngineFixture f = new EngineFixture(Policy.builder().maxAttempts(2).build());
         for (int i = 0; i < 3; i++) {
@@ -154,6 +199,41 @@ class CallTest {
     }
 
     @Test
+    void aTurnBookedBeforeARefusalStillWaitsTheRefusalOut() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.DEFAULTS);
+        VirtualScheduler scheduler = new VirtualScheduler(f.clock);
+        RetryEngine engine = RetryEngine.builder().clock(f.clock).delays(scheduler).random(() -> 0.5)
+                .policies(PolicyLookup.everyHost(Policy.builder().startRatePerSecond(1).build())).build();
+        Call first = engine.open("portal.example", 443, true);
+        first.turn().join();                         // goes now
+        Call booked = engine.open("portal.example", 443, true);
+        CompletableFuture<Void> bookedTurn = booked.turn(); // booked a second from now by the pace
+        long start = f.clock.millis();
+        assertTrue(first.onResponse(429, "5"));      // meanwhile, the host refuses: nobody before +5 s
+        first.endAttempt();
+        scheduler.run(Long.MAX_VALUE);
+        assertTrue(bookedTurn.isDone());
+        assertTrue(f.clock.millis() >= start + 5_000, "went at +" + (f.clock.millis() - start) + " ms");
+    }
+
+    @Test
+    void aHostThatKeepsRefusingIsBackedOffFurtherWhoeverAsks() throws Exception {
+        // Each new call starts at attempt 1; the host's streak does not start again.
+        dev.retryafter.agent.testing.VirtualClock clock = new dev.retryafter.agent.testing.VirtualClock();
+        dev.retryafter.agent.testing.RecordingListener listener = new dev.retryafter.agent.testing.RecordingListener();
+        RetryEngine engine = RetryEngine.builder().clock(clock).sleeper(clock).random(() -> 0.99).listener(listener).build();
+        for (int i = 0; i < 6; i++) {
+            Call call = engine.open("portal.example", 443, true);
+            call.awaitTurn();
+            call.onResponse(429, null);
+            call.endAttempt();
+            assertEquals(1, call.lastDecision().attempt());
+        }
+        // The sixth refusal in a row backs off as a sixth attempt would: up to 0.5 s * 2^5.
+        assertEquals((long) (0.99 * 16_000), listener.decisions.get(5).waitBeforeNextRequest().millis());
+    }
+
+    @Test
     void abandoningATurnFreesItsPlace() throws Exception {
         EngineFixture f = new EngineFixture(Policy.builder().maxConcurrency(1).build());
         VirtualScheduler scheduler = new VirtualScheduler(f.clock);
@@ -186,9 +266,10 @@ class CallTest {
     @Test
     void manyThreadsOnOneHostNeverExceedItsCap() throws Exception {
         int cap = 3;
+        // Real time, with waits of a few milliseconds.
         RetryEngine engine = RetryEngine.builder()
-                .sleeper(millis -> Thread.sleep(Math.min(millis, 2)))
-                .policies(PolicyLookup.everyHost(Policy.builder().maxConcurrency(cap).minSleepMillis(1).maxAttempts(3).build()))
+                .policies(PolicyLookup.everyHost(Policy.builder().maxConcurrency(cap).minSleepMillis(1).maxSleepMillis(5)
+                        .backoffBaseMillis(1).backoffCapMillis(5).maxAttempts(3).build()))
                 .build();
         AtomicInteger inFlight = new AtomicInteger();
         AtomicInteger peak = new AtomicInteger();

@@ -13,7 +13,7 @@ class HostCharacteriserTest {
     private static Characterisation of(long[]... streaks) {
         ObservationWindow window = new ObservationWindow();
         for (long[] s : streaks) {
-            window.add(s[0], s[1], s[2]);
+            window.add(s[0], s[1], s[2], false);
         }
         return HostCharacteriser.characterise(window);
     }
@@ -67,21 +67,21 @@ class HostCharacteriserTest {
     void aHostThatDriftsIntoAConstantIsReCharacterisedWithinTwoStreaks() {
         ObservationWindow window = new ObservationWindow();
         for (int i = 0; i < ObservationWindow.CAPACITY; i++) {
-            window.add(10_000 + i * 1_000, 0, 10_000 + i * 1_000);
+            window.add(10_000 + i * 1_000, 0, 10_000 + i * 1_000, false);
         }
         assertEquals(Category.TRUTHFUL, HostCharacteriser.characterise(window).category());
-        window.add(3_600_000, 0, 300_000);
+        window.add(3_600_000, 0, 300_000, false);
         assertEquals(Category.TRUTHFUL, HostCharacteriser.characterise(window).category(), "one streak is not enough");
-        window.add(3_600_000, 0, 300_000);
+        window.add(3_600_000, 0, 300_000, false);
         assertEquals(Category.CONSTANT_OVERSTATED, HostCharacteriser.characterise(window).category());
     }
 
     @Test
     void theWindowForgetsOldStreaks() {
         ObservationWindow window = new ObservationWindow();
-        window.add(NONE, 0, 5_000);
+        window.add(NONE, 0, 5_000, false);
         for (int i = 0; i < ObservationWindow.CAPACITY; i++) {
-            window.add(0, 0, 5_000);
+            window.add(0, 0, 5_000, false);
         }
         assertEquals(Category.ALWAYS_ZERO, HostCharacteriser.characterise(window).category());
     }

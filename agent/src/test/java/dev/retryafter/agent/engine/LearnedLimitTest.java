@@ -45,6 +45,15 @@ class LearnedLimitTest {
     }
 
     @Test
+    void aSuccessInTheSameMillisecondAsTheRefusalCounts() {
+        LearnedLimit limit = new LearnedLimit(60_000);
+        for (int i = 0; i < 12; i++) {
+            limit.record(5_000, true);
+        }
+        assertEquals(12, limit.ceilingBefore(5_000));
+    }
+
+    @Test
     void historyIsBounded() {
         LearnedLimit limit = new LearnedLimit(60_000, 16);
         for (int i = 0; i < 1000; i++) {

@@ -74,9 +74,15 @@ public final class PortalServer implements AutoCloseable {
         return stats;
     }
 
+    /**
+     * A request counts as in flight from its arrival until its answer starts: once a client can see
+     * any of the answer it may send its next request, and counting beyond that point would charge
+     * the client with an overlap only the server's own thread scheduling made.
+     */
     private void handle(HttpExchange exchange) throws IOException {
         int concurrent = inFlight.incrementAndGet();
         peakInFlight.accumulateAndGet(concurrent, Math::max);
+        boolean counted = true;
         try (InputStream body = exchange.getRequestBody()) {
             body.readAllBytes();
             PortalModel.Reply reply = model.handle(System.currentTimeMillis(), exchange.getRequestHeaders().getFirst(WORKER_HEADER));
@@ -84,6 +90,8 @@ public final class PortalServer implements AutoCloseable {
                 Thread.sleep(serviceMillis);
             }
             byte[] payload = reply.status == 200 ? record(exchange.getRequestURI().getPath()) : refusal();
+            inFlight.decrementAndGet();
+            counted = false;
             if (reply.retryAfter != null) {
                 exchange.getResponseHeaders().set("Retry-After", reply.retryAfter);
             }
@@ -95,7 +103,9 @@ public final class PortalServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            inFlight.decrementAndGet();
+            if (counted) {
+                inFlight.decrementAndGet();
+            }
             exchange.close();
         }
     }

@@ -26,6 +26,7 @@ public final class ChildJvm {
     private String mainClass;
     private final List<String> args = new ArrayList<>();
     private Duration timeout = Duration.ofSeconds(120);
+    private final java.util.Map<String, String> environment = new java.util.HashMap<>();
 
     public ChildJvm(Jdk jdk) {
         this.jdk = jdk;
@@ -73,6 +74,11 @@ public final class ChildJvm {
         return this;
     }
 
+    public ChildJvm env(String name, String value) {
+        environment.put(name, value);
+        return this;
+    }
+
     public ChildJvm timeout(Duration timeout) {
         this.timeout = timeout;
         return this;
@@ -92,8 +98,10 @@ public final class ChildJvm {
         Path out = dir.resolve("stdout.txt");
         Path err = dir.resolve("stderr.txt");
         Files.write(dir.resolve("command.txt"), String.join(" ", command).getBytes(StandardCharsets.UTF_8));
-        Process process = new ProcessBuilder(command).directory(dir.toFile())
-                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        builder.environment().putAll(environment);
+        Process process = builder.start();
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             process.destroyForcibly().waitFor();
             throw new AssertionError("child JVM did not finish in " + timeout + ": " + command

@@ -43,7 +43,13 @@ public final class ScraperRun {
      */
     public static ScraperRun run(Jdk jdk, String policy, String client, String url, int records, String... more)
             throws IOException, InterruptedException {
-        ChildJvm jvm = new ChildJvm(jdk).classpath(TestClasspath.SCRAPER);
+        return run(new ChildJvm(jdk), policy, client, url, records, more);
+    }
+
+    /** As {@link #run(Jdk, String, String, String, int, String...)}, on a JVM already given environment or flags. */
+    public static ScraperRun run(ChildJvm jvm, String policy, String client, String url, int records, String... more)
+            throws IOException, InterruptedException {
+        jvm.classpath(TestClasspath.SCRAPER);
         Path report = Files.createTempFile(ChildJvm.workDir(), "report-", ".json");
         Files.delete(report);
         if (policy != null) {
@@ -54,6 +60,11 @@ public final class ScraperRun {
         List<String> args = new ArrayList<>(List.of("--client", client, "--url", url, "--records", Integer.toString(records)));
         args.addAll(List.of(more));
         return new ScraperRun(jvm.main("dev.retryafter.demo.scraper.LegacyScraper").args(args).run(), report);
+    }
+
+    /** The first failure the scraper saw, or null. */
+    public String firstFailure() {
+        return jvm.stdout.lines().filter(l -> l.startsWith("FAILURE ")).findFirst().map(l -> l.substring(8)).orElse(null);
     }
 
     @Override

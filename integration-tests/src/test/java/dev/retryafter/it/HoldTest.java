@@ -1,0 +1,52 @@
+package dev.retryafter.it;
+
+import dev.retryafter.demo.portal.Behaviour;
+import dev.retryafter.demo.portal.PortalModel;
+import dev.retryafter.demo.portal.PortalServer;
+import dev.retryafter.it.harness.AgentReport;
+import dev.retryafter.it.harness.Jdk;
+import dev.retryafter.it.harness.ScraperRun;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A truthful host whose real wait is beyond max-sleep is held: the request in hand gets its
+ * refusal back, and later requests fail fast with an IOException, without touching the network.
+ */
+@Execution(ExecutionMode.CONCURRENT)
+class HoldTest {
+
+    static Stream<Arguments> clients() {
+        return Jdk.all().stream().flatMap(jdk -> Stream.of("jdk", "jdk-async", "apache5", "apache4")
+                .map(client -> Arguments.of(jdk, client)));
+    }
+
+    @ParameterizedTest(name = "{1} on {0}")
+    @MethodSource("clients")
+    void aConfirmedWaitBeyondMaxSleepHoldsTheHost(Jdk jdk, String client) throws Exception {
+        // Two requests per 30 s, and a truthful header: the third request is told to wait ~30 s.
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.TRUTHFUL, 2, 30_000))) {
+            String policy = "default.category = truthful\ndefault.max-sleep = 3500ms\ndefault.min-sleep = 200ms\n";
+            ScraperRun run = ScraperRun.run(jdk, policy, client, portal.baseUrl(), 6);
+            AgentReport.Host host = run.report().host("127.0.0.1:" + portal.port());
+
+            assertEquals(2, run.fetched, () -> run.toString());
+            assertEquals(1, run.refused, () -> "the request in hand gets its refusal back\n" + run);
+            assertEquals(3, run.failed, () -> "later requests fail fast\n" + run);
+            assertTrue(run.firstFailure().contains("is held until") && run.firstFailure().contains("127.0.0.1:" + portal.port()),
+                    () -> "the failure names the host and the end of the hold: " + run.firstFailure());
+            assertEquals(2 + 2, portal.stats().requests, "held requests never reach the network");
+            assertEquals(1, host.number("holds"));
+            assertEquals(3, host.number("heldRequests"));
+            assertTrue(run.elapsedMillis < 10_000, () -> "no 30 s sleep: " + run.elapsedMillis);
+        }
+    }
+}

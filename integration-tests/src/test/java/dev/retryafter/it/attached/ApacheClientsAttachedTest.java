@@ -1,0 +1,83 @@
+package dev.retryafter.it.attached;
+
+import dev.retryafter.it.harness.ScriptedServer;
+import dev.retryafter.it.harness.ScriptedServer.Reply;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.http.io.entity.InputStreamEntity;
+import org.apache.http.client.methods.CloseableHttpResponse;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Apache HttpClient 5 and 4 in this very JVM, which runs with the built agent attached. */
+class ApacheClientsAttachedTest {
+
+    @BeforeAll
+    static void theAgentIsAttached() {
+        Hooks.requireAgent();
+    }
+
+    @Test
+    void apache5ABodyThatCannotBeSentTwiceIsNotRetried() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"));
+             CloseableHttpClient client = HttpClients.createDefault()) {
+            HttpPost post = new HttpPost(server.url("/upload"));
+            post.setEntity(new InputStreamEntity(new ByteArrayInputStream("once".getBytes(StandardCharsets.UTF_8)), ContentType.TEXT_PLAIN));
+            int status = client.execute(post, response -> response.getCode());
+            assertEquals(429, status);
+            assertEquals(1, server.requests(), "neither the agent nor Apache's own strategy sent it again");
+        }
+    }
+
+    @Test
+    void apache4ABodyThatCannotBeSentTwiceIsNotRetried() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"));
+             org.apache.http.impl.client.CloseableHttpClient client = org.apache.http.impl.client.HttpClients.createDefault()) {
+            org.apache.http.client.methods.HttpPost post = new org.apache.http.client.methods.HttpPost(server.url("/upload"));
+            post.setEntity(new org.apache.http.entity.InputStreamEntity(new ByteArrayInputStream("once".getBytes(StandardCharsets.UTF_8))));
+            try (CloseableHttpResponse response = client.execute(post)) {
+                assertEquals(429, response.getStatusLine().getStatusCode());
+            }
+            assertEquals(1, server.requests());
+        }
+    }
+
+    /** An application's exec handler that hands every request to a second client: governed once, not three times three. */
+    @Test
+    void aClientInsideAnotherIsGovernedOnce() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"));
+             CloseableHttpClient inner = HttpClients.createDefault();
+             CloseableHttpClient outer = HttpClients.custom()
+                     .addExecInterceptorFirst("delegate", (request, scope, chain) -> inner.execute(request))
+                     .build()) {
+            int status = outer.execute(new HttpGet(server.url("/records/1")), response -> {
+                EntityUtils.consume(response.getEntity());
+                return response.getCode();
+            });
+            assertEquals(429, status);
+            assertEquals(3, server.requests(), "max-attempts is 3, whatever the nesting");
+        }
+    }
+
+    @Test
+    void apache5sOwnStrategyDoesNotDoubleTheAttempts() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("1"));
+             CloseableHttpClient client = HttpClients.createDefault()) {
+            long start = System.nanoTime();
+            int status = client.execute(new HttpGet(server.url("/records/1")), response -> response.getCode());
+            assertEquals(429, status);
+            assertEquals(3, server.requests());
+            assertTrue(System.nanoTime() - start < 5_000_000_000L, "Apache's own one-second waits did not add up beneath");
+        }
+    }
+}

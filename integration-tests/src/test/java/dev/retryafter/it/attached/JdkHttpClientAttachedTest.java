@@ -1,0 +1,119 @@
+package dev.retryafter.it.attached;
+
+import dev.retryafter.it.harness.ScriptedServer;
+import dev.retryafter.it.harness.ScriptedServer.Reply;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** java.net.http in this very JVM, which runs with the built agent attached (attached-policies.properties). */
+class JdkHttpClientAttachedTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+
+    @BeforeAll
+    static void theAgentIsAttached() {
+        Hooks.requireAgent();
+    }
+
+    private static HttpRequest get(ScriptedServer server) {
+        return HttpRequest.newBuilder(URI.create(server.url("/records/1?apikey=s3cr3t"))).timeout(TIMEOUT).build();
+    }
+
+    /** A handler that notes every status it is asked to read a body for. */
+    private static <T> BodyHandler<T> noting(List<Integer> seen, BodyHandler<T> handler) {
+        return info -> {
+            seen.add(info.statusCode());
+            return handler.apply(info);
+        };
+    }
+
+    @Test
+    void aRefusalThatWillBeRetriedNeverReachesTheApplicationsHandler() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n < 2 ? new Reply(429, "0", 1 << 20) : Reply.ok())) {
+            List<Integer> seen = new CopyOnWriteArrayList<>();
+            HttpResponse<InputStream> response = client.send(get(server), noting(seen, BodyHandlers.ofInputStream()));
+            try (InputStream body = response.body()) {
+                body.readAllBytes();
+            }
+            assertEquals(200, response.statusCode());
+            assertEquals(List.of(200), seen, "two one-megabyte 429 bodies were drained by the agent, not handed over");
+            assertEquals(3, server.requests());
+        }
+    }
+
+    @Test
+    void sendAsyncRetriesOnTheFuture() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n < 2 ? Reply.refused("0") : Reply.ok())) {
+            List<Integer> seen = new CopyOnWriteArrayList<>();
+            HttpResponse<String> response = client.sendAsync(get(server), noting(seen, BodyHandlers.ofString()))
+                    .get(10, TimeUnit.SECONDS);
+            assertEquals(200, response.statusCode());
+            assertEquals(List.of(200), seen);
+            assertEquals(3, server.requests());
+        }
+    }
+
+    @Test
+    void cancellingTheReturnedFutureStopsTheRetries() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("1"))) {
+            CompletableFuture<HttpResponse<String>> future = client.sendAsync(get(server), BodyHandlers.ofString());
+            Thread.sleep(300); // the first refusal is in, the retry waits its sanitised second
+            assertEquals(1, server.requests());
+            assertTrue(future.cancel(true));
+            Thread.sleep(2_000);
+            assertEquals(1, server.requests(), "no retry after the cancel");
+        }
+    }
+
+    @Test
+    void aBodyThatCannotBeSentTwiceIsNotRetried() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"))) {
+            HttpRequest post = HttpRequest.newBuilder(URI.create(server.url("/upload"))).timeout(TIMEOUT)
+                    .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream("once".getBytes(StandardCharsets.UTF_8))))
+                    .build();
+            HttpResponse<String> response = client.send(post, BodyHandlers.ofString());
+            assertEquals(429, response.statusCode(), "the refusal goes back to the application");
+            assertEquals(1, server.requests());
+        }
+    }
+
+    @Test
+    void aReplayableBodyIsSentAgainWhole() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n == 0 ? Reply.refused("0") : Reply.ok())) {
+            HttpRequest post = HttpRequest.newBuilder(URI.create(server.url("/upload"))).timeout(TIMEOUT)
+                    .POST(HttpRequest.BodyPublishers.ofString("every time")).build();
+            assertEquals(200, client.send(post, BodyHandlers.ofString()).statusCode());
+            assertEquals(List.of("every time", "every time"), server.bodies);
+        }
+    }
+
+    @Test
+    void afterMaxAttemptsTheLastRefusalComesBackUnchanged() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> new Reply(503, "0", 32))) {
+            HttpResponse<String> response = client.send(get(server), BodyHandlers.ofString());
+            assertEquals(503, response.statusCode());
+            assertEquals("0", response.headers().firstValue("Retry-After").orElseThrow());
+            assertEquals(32, response.body().length(), "its body intact");
+            assertEquals(3, server.requests(), "max-attempts is 3");
+        }
+    }
+}

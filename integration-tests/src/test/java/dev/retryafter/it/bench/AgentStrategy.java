@@ -1,0 +1,78 @@
+package dev.retryafter.it.bench;
+
+import dev.retryafter.agent.engine.Call;
+import dev.retryafter.agent.engine.Decision;
+import dev.retryafter.agent.engine.HostSnapshot;
+import dev.retryafter.agent.engine.LearnedLimit;
+import dev.retryafter.agent.engine.Policy;
+import dev.retryafter.agent.engine.PolicyLookup;
+import dev.retryafter.agent.engine.RetryEngine;
+import dev.retryafter.agent.testing.VirtualClock;
+import dev.retryafter.agent.testing.VirtualScheduler;
+
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * This project's engine, unchanged, with {@link Policy#DEFAULTS}, driven the way the asynchronous
+ * adapters drive it. Every wait, after a refusal or for the pace, happens inside {@link Call#turn()},
+ * so the worker never waits on its own.
+ */
+final class AgentStrategy implements Strategy {
+
+    private static final String HOST = "portal.example";
+    private static final int PORT = 443;
+
+    private final VirtualClock clock;
+    private final RetryEngine engine;
+    private long longestDecidedWaitMillis;
+
+    AgentStrategy(VirtualClock clock, VirtualScheduler scheduler, long seed) {
+        this.clock = clock;
+        this.engine = RetryEngine.builder()
+                .clock(clock).sleeper(clock).delays(millis -> noteSleep(millis, scheduler))
+                .random(new Random(seed)::nextDouble)
+                .policies(PolicyLookup.everyHost(Policy.DEFAULTS))
+                .build();
+    }
+
+    @Override
+    public Fetch open() {
+        Call call = engine.open(HOST, PORT, true);
+        return new Fetch() {
+            @Override
+            public CompletableFuture<Void> turn() {
+                return call.turn();
+            }
+
+            @Override
+            public Next onResponse(int status, String retryAfter) {
+                boolean retry = call.onResponse(status, retryAfter);
+                call.endAttempt();
+                noteDecidedWait(call.lastDecision());
+                return retry ? Next.resendAfter(0) : Next.DONE;
+            }
+        };
+    }
+
+    /** From the engine's own report line for the portal: one host, since every call goes to it. */
+    @Override
+    public Learned learned() {
+        HostSnapshot host = engine.hosts().iterator().next().snapshot(clock.millis());
+        return new Learned(host.category.label(), host.learnedCeiling == LearnedLimit.NONE ? -1 : host.learnedCeiling,
+                host.pacePerMinute(), longestDecidedWaitMillis);
+    }
+
+    /** Every wait the engine takes in one go, after a refusal or for the pace, goes through here. */
+    private CompletableFuture<Void> noteSleep(long millis, VirtualScheduler scheduler) {
+        longestDecidedWaitMillis = Math.max(longestDecidedWaitMillis, millis);
+        return scheduler.after(millis);
+    }
+
+    /** A hold is not a wait anyone sleeps: its requests fail fast. */
+    private void noteDecidedWait(Decision decision) {
+        if (decision != null && decision.outcome() != Decision.Outcome.HOLD) {
+            longestDecidedWaitMillis = Math.max(longestDecidedWaitMillis, decision.waitBeforeNextRequest().millis());
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package dev.retryafter.it.harness;
+
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+
+/** A loopback server that answers the n-th request (from 0) as its script says, and keeps what it received. */
+public final class ScriptedServer implements AutoCloseable {
+
+    /** A status, a Retry-After (null for none), and a body size. */
+    public static final class Reply {
+        final int status;
+        final String retryAfter;
+        final int bodyBytes;
+
+        public Reply(int status, String retryAfter, int bodyBytes) {
+            this.status = status;
+            this.retryAfter = retryAfter;
+            this.bodyBytes = bodyBytes;
+        }
+
+        public static Reply ok() {
+            return new Reply(200, null, 16);
+        }
+
+        public static Reply refused(String retryAfter) {
+            return new Reply(429, retryAfter, 64);
+        }
+    }
+
+    private final HttpServer server;
+    private final AtomicInteger requests = new AtomicInteger();
+    public final List<String> bodies = new CopyOnWriteArrayList<>();
+
+    public ScriptedServer(IntFunction<Reply> script) throws IOException {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        server.setExecutor(Executors.newCachedThreadPool(task -> {
+            Thread thread = new Thread(task, "scripted-server");
+            thread.setDaemon(true);
+            return thread;
+        }));
+        server.createContext("/", exchange -> {
+            bodies.add(new String(exchange.getRequestBody().readAllBytes()));
+            Reply reply = script.apply(requests.getAndIncrement());
+            if (reply.retryAfter != null) {
+                exchange.getResponseHeaders().set("Retry-After", reply.retryAfter);
+            }
+            exchange.sendResponseHeaders(reply.status, reply.bodyBytes);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(new byte[reply.bodyBytes]);
+            }
+        });
+        server.start();
+    }
+
+    public String url(String path) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    public int requests() {
+        return requests.get();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}
