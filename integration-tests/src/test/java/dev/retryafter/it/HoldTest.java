@@ -3,7 +3,7 @@ package dev.retryafter.it;
 import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
-import dev.retryafter.it.harness.AgentReport;
+import dev.retryafter.demo.AgentReport;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.ScraperRun;
 import org.junit.jupiter.api.parallel.Execution;
@@ -44,8 +44,8 @@ class HoldTest {
             assertTrue(run.firstFailure().contains("is held until") && run.firstFailure().contains("127.0.0.1:" + portal.port()),
                     () -> "the failure names the host and the end of the hold: " + run.firstFailure());
             assertEquals(2 + 2, portal.stats().requests, "held requests never reach the network");
-            assertEquals(1, host.number("holds"));
-            assertEquals(3, host.number("heldRequests"));
+            assertEquals(1, (long) host.number("holds"));
+            assertEquals(3, (long) host.number("heldRequests"));
             assertTrue(run.elapsedMillis < 10_000, () -> "no 30 s sleep: " + run.elapsedMillis);
         }
     }

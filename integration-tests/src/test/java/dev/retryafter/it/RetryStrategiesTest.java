@@ -4,7 +4,7 @@ import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
 import dev.retryafter.demo.portal.PortalStats;
-import dev.retryafter.it.harness.AgentReport;
+import dev.retryafter.demo.AgentReport;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.ScraperRun;
 import org.junit.jupiter.api.parallel.Execution;
@@ -49,7 +49,7 @@ class RetryStrategiesTest {
             assertEquals(20, run.fetched, () -> "every record arrives\n" + run);
             assertTrue(stats.refusals > 0, "the portal refused, so this test could fail: " + stats);
             assertTrue(stats.shortestGapAfterAnyRefusalMillis >= MIN_SLEEP, () -> stats + "\n" + run);
-            assertTrue(host.number("longestSleepMillis") <= MAX_SLEEP, () -> host + "\n" + run);
+            assertTrue((long) host.number("longestSleepMillis") <= MAX_SLEEP, () -> host + "\n" + run);
             assertTrue(run.elapsedMillis < 30_000, () -> "no stall: " + run.elapsedMillis + " ms");
         }
     }

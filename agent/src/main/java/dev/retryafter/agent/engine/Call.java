@@ -58,7 +58,7 @@ public final class Call {
                 try {
                     engine.sleeper.sleep(wait);
                 } finally {
-                    host.onWaited(engine.now() - start);
+                    host.onWaited(wait, engine.now() - start);
                 }
             }
             failIfHeld();
@@ -113,7 +113,7 @@ public final class Call {
         CompletableFuture<Void> delay = engine.delays.after(wait);
         pendingDelay = delay;
         return delay.thenCompose(done -> {
-            host.onWaited(engine.now() - start);
+            host.onWaited(wait, engine.now() - start);
             return waitAsync(host.rebookIfRefusedSince(engine.now()));
         });
     }

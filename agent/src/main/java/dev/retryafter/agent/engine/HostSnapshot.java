@@ -9,7 +9,9 @@ public final class HostSnapshot {
     public final long refusals;
     public final long retries;
     public final long gaveUp;
+    /** All the time requests to this host spent waiting, as measured. */
     public final long waitedMillis;
+    /** The longest single wait the engine decided on: after a refusal, or for the pace. */
     public final long longestWaitMillis;
     public final Category category;
     public final double medianRatio;

@@ -114,9 +114,14 @@ public final class HostState {
         lastUsedMillis = now;
     }
 
-    synchronized void onWaited(long millis) {
-        waitedMillis += millis;
-        longestWaitMillis = Math.max(longestWaitMillis, millis);
+    /**
+     * A wait of {@code plannedMillis} that took {@code actualMillis}. The report keeps the longest
+     * planned one, the agent's decision, and the total actual time: a sleep may overrun its plan by
+     * however long the operating system takes to wake the thread.
+     */
+    synchronized void onWaited(long plannedMillis, long actualMillis) {
+        waitedMillis += actualMillis;
+        longestWaitMillis = Math.max(longestWaitMillis, plannedMillis);
     }
 
     /**

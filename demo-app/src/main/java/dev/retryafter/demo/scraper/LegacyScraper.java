@@ -16,8 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * java dev.retryafter.demo.scraper.LegacyScraper --url http://127.0.0.1:8081 --records 100 \
  *      [--client jdk|jdk-async|apache5|apache5-default|apache4|apache4-literal|apache4-legacy] [--threads 2] [--pool 8] [--timeout 30]
  * </pre>
- * Ends with one line the demo and the tests read:
- * {@code RESULT client=jdk records=100 fetched=100 refused=0 failed=0 elapsedMillis=1234}
+ * Ends with one line the demo and the tests read: see {@link ScraperResult}.
  */
 public final class LegacyScraper {
 
@@ -65,11 +64,8 @@ public final class LegacyScraper {
             }
         }
         long elapsed = (System.nanoTime() - start) / 1_000_000;
-        if (firstFailure.get() != null) {
-            System.out.println("FAILURE " + firstFailure.get());
-        }
-        System.out.println("RESULT client=" + client + " records=" + records + " fetched=" + fetched + " refused=" + refused
-                + " failed=" + failed + " elapsedMillis=" + elapsed);
+        System.out.println(new ScraperResult(client, records, fetched.get(), refused.get(), failed.get(), elapsed,
+                firstFailure.get()).lines());
     }
 
     private static Fetcher fetcher(String client, int pool, Duration timeout) {

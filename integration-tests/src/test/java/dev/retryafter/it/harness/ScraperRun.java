@@ -1,36 +1,39 @@
 package dev.retryafter.it.harness;
 
+import dev.retryafter.demo.AgentReport;
+import dev.retryafter.demo.scraper.ScraperResult;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /** The demo's legacy scraper in a child JVM, with or without the agent, and what it reported. */
 public final class ScraperRun {
-
-    private static final Pattern RESULT = Pattern.compile("RESULT client=(\\S+) records=(\\d+) fetched=(\\d+) refused=(\\d+) failed=(\\d+) elapsedMillis=(\\d+)");
 
     public final ChildJvm.Result jvm;
     public final int fetched;
     public final int refused;
     public final int failed;
     public final long elapsedMillis;
+    private final String firstFailure;
     private final Path report;
 
     private ScraperRun(ChildJvm.Result jvm, Path report) {
         this.jvm = jvm;
         this.report = report;
-        Matcher m = RESULT.matcher(jvm.stdout);
-        if (!m.find()) {
-            throw new AssertionError("the scraper printed no RESULT line:\n" + jvm);
+        ScraperResult result;
+        try {
+            result = ScraperResult.parse(jvm.stdout);
+        } catch (IllegalArgumentException e) {
+            throw new AssertionError(e.getMessage() + "\n" + jvm, e);
         }
-        fetched = Integer.parseInt(m.group(3));
-        refused = Integer.parseInt(m.group(4));
-        failed = Integer.parseInt(m.group(5));
-        elapsedMillis = Long.parseLong(m.group(6));
+        fetched = result.fetched;
+        refused = result.refused;
+        failed = result.failed;
+        elapsedMillis = result.elapsedMillis;
+        firstFailure = result.firstFailure;
     }
 
     public AgentReport report() throws IOException {
@@ -64,7 +67,7 @@ public final class ScraperRun {
 
     /** The first failure the scraper saw, or null. */
     public String firstFailure() {
-        return jvm.stdout.lines().filter(l -> l.startsWith("FAILURE ")).findFirst().map(l -> l.substring(8)).orElse(null);
+        return firstFailure;
     }
 
     @Override

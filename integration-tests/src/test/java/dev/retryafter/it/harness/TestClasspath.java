@@ -20,7 +20,7 @@ public final class TestClasspath {
     private TestClasspath() {
     }
 
-    static List<String> entries(Predicate<String> byFileName) {
+    public static List<String> entries(Predicate<String> byFileName) {
         String file = System.getProperty("test.classpath.file", "target/test-classpath.txt");
         String text;
         try {

@@ -1,0 +1,108 @@
+package dev.retryafter.demo;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+
+/** Where the demo finds the agent, the policies and the scraper, and how it scrapes. */
+public final class DemoOptions {
+
+    Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
+    Path agentJar = Paths.get("agent/target/retry-after-agent.jar");
+    Path policies = Paths.get("demo-app/policies.properties");
+    String classpath;
+    Path workDir = Paths.get("demo-app/target/demo");
+    String client = "jdk";
+    int records = 60;
+    int threads = 2;
+    boolean withoutAgentToo = true;
+
+    /** {@code --client jdk --records 40 --threads 2 --agent PATH --policies PATH --java PATH --agent-only}. */
+    static DemoOptions parse(String[] args) throws IOException {
+        DemoOptions options = new DemoOptions();
+        for (int i = 0; i < args.length; i++) {
+            String name = args[i];
+            if (name.equals("--agent-only")) {
+                options.withoutAgentToo = false;
+                continue;
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(name + " needs a value");
+            }
+            String value = args[++i];
+            switch (name) {
+                case "--client":
+                    options.client = value;
+                    break;
+                case "--records":
+                    options.records = Integer.parseInt(value);
+                    break;
+                case "--threads":
+                    options.threads = Integer.parseInt(value);
+                    break;
+                case "--agent":
+                    options.agentJar = Paths.get(value);
+                    break;
+                case "--policies":
+                    options.policies = Paths.get(value);
+                    break;
+                case "--java":
+                    options.java = Paths.get(value);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option " + name);
+            }
+        }
+        return options.resolved();
+    }
+
+    /** Builder-style use from tests. */
+    public static DemoOptions of(Path agentJar, Path policies, String classpath, Path workDir, String client) throws IOException {
+        DemoOptions options = new DemoOptions();
+        options.agentJar = agentJar;
+        options.policies = policies;
+        options.classpath = classpath;
+        options.workDir = workDir;
+        options.client = client;
+        options.withoutAgentToo = false;
+        return options.resolved();
+    }
+
+    public DemoOptions records(int records) {
+        this.records = records;
+        return this;
+    }
+
+    public DemoOptions withoutAgentToo(boolean both) {
+        this.withoutAgentToo = both;
+        return this;
+    }
+
+    private DemoOptions resolved() throws IOException {
+        if (!Files.isRegularFile(agentJar)) {
+            throw new IllegalArgumentException("no agent jar at " + agentJar.toAbsolutePath()
+                    + ": build it first (mvn -B -q package -DskipTests), or pass --agent PATH");
+        }
+        if (!Files.isRegularFile(policies)) {
+            throw new IllegalArgumentException("no policy file at " + policies.toAbsolutePath() + "; pass --policies PATH");
+        }
+        if (classpath == null) {
+            classpath = scraperClasspath();
+        }
+        Files.createDirectories(workDir);
+        return this;
+    }
+
+    /** This module's classes and the class path Maven resolved for them (written at build time). */
+    private static String scraperClasspath() throws IOException {
+        Path resolved = Paths.get("demo-app/target/runtime-classpath.txt");
+        if (!Files.isRegularFile(resolved)) {
+            throw new IllegalArgumentException("no " + resolved + ": build the demo first (mvn -B -q package -DskipTests)");
+        }
+        String dependencies = new String(Files.readAllBytes(resolved), StandardCharsets.UTF_8).trim();
+        return Paths.get("demo-app/target/classes").toAbsolutePath() + File.pathSeparator + dependencies;
+    }
+}

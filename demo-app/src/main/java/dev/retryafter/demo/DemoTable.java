@@ -1,0 +1,115 @@
+package dev.retryafter.demo;
+
+import dev.retryafter.demo.portal.Behaviour;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Locale;
+
+/** The demo's table: a row per portal, what it counted without the agent beside what it counted with it. */
+final class DemoTable {
+
+    private static final String ROW = "%-20s | %7s %7s %5s %8s %6s | %7s %7s %5s %8s %7s %6s  %-19s %8s%n";
+
+    private DemoTable() {
+    }
+
+    static String render(List<DemoRun.Row> rows, DemoOptions options) throws IOException {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%-20s | %-40s | %s%n", "", "WITHOUT the agent", "WITH the agent"));
+        out.append(String.format(Locale.ROOT, ROW, "portal", "fetched", "refused", "app", "min gap", "wall",
+                "fetched", "refused", "app", "min gap", "slept", "wall", "category", "pace/min"));
+        for (Behaviour behaviour : Behaviour.values()) {
+            DemoRun.Row without = find(rows, behaviour, false);
+            DemoRun.Row with = find(rows, behaviour, true);
+            out.append(String.format(Locale.ROOT, ROW, behaviour.label(),
+                    fetched(without), refused(without), appSaw(without), gap(without), wall(without),
+                    fetched(with), refused(with), appSaw(with), gap(with), slept(with), wall(with),
+                    with == null ? "" : with.agent.text("category"), pace(with)));
+        }
+        out.append("\n  fetched: records the scraper got; refused: refusals the portal sent; app: refusals and errors the\n"
+                + "  application saw (lost records); min gap: the shortest time from a refusal to the same thread's next\n"
+                + "  request; slept: the agent's longest single wait; pace: what it learned, in requests per minute.\n\n");
+        out.append(verdict(rows, options));
+        out.append("  Logs and the agent's reports: ").append(options.workDir.toAbsolutePath()).append('\n');
+        return out.toString();
+    }
+
+    /** The claims, checked against the portals' own counts. */
+    private static String verdict(List<DemoRun.Row> rows, DemoOptions options) throws IOException {
+        int lost = 0;
+        long shortestGap = Long.MAX_VALUE;
+        double longestSleep = 0;
+        for (DemoRun.Row row : rows) {
+            if (row.withAgent) {
+                lost += row.scraper.records - row.scraper.fetched;
+                if (row.portal.shortestGapAfterOwnRefusalMillis >= 0) {
+                    shortestGap = Math.min(shortestGap, row.portal.shortestGapAfterOwnRefusalMillis);
+                }
+                longestSleep = Math.max(longestSleep, row.agent.number("longestSleepMillis"));
+            }
+        }
+        return String.format(Locale.ROOT, "  With the agent: %s; shortest gap after a refusal %s (min-sleep %s); "
+                        + "longest sleep %.1fs (max-sleep %s).%n",
+                lost == 0 ? "every portal yielded all its records" : lost + " records lost",
+                shortestGap == Long.MAX_VALUE ? "none" : shortestGap + " ms",
+                setting(options, "default.min-sleep"), longestSleep / 1000, setting(options, "default.max-sleep"));
+    }
+
+    private static DemoRun.Row find(List<DemoRun.Row> rows, Behaviour behaviour, boolean withAgent) {
+        for (DemoRun.Row row : rows) {
+            if (row.behaviour == behaviour && row.withAgent == withAgent) {
+                return row;
+            }
+        }
+        return null;
+    }
+
+    private static String fetched(DemoRun.Row row) {
+        return row == null ? "" : row.scraper.fetched + "/" + row.scraper.records;
+    }
+
+    private static String refused(DemoRun.Row row) {
+        return row == null ? "" : Long.toString(row.portal.refusals);
+    }
+
+    private static String appSaw(DemoRun.Row row) {
+        return row == null ? "" : Integer.toString(row.scraper.refused + row.scraper.failed);
+    }
+
+    private static String gap(DemoRun.Row row) {
+        if (row == null) {
+            return "";
+        }
+        long gap = row.portal.shortestGapAfterOwnRefusalMillis;
+        return gap < 0 ? "-" : gap + "ms";
+    }
+
+    private static String wall(DemoRun.Row row) {
+        return row == null ? "" : String.format(Locale.ROOT, "%.1fs", row.scraper.elapsedMillis / 1000.0);
+    }
+
+    private static String slept(DemoRun.Row row) {
+        return row == null ? "" : String.format(Locale.ROOT, "%.2fs", row.agent.number("longestSleepMillis") / 1000);
+    }
+
+    private static String pace(DemoRun.Row row) {
+        double pace = row == null ? Double.NaN : row.agent.number("pacePerMinute");
+        return Double.isNaN(pace) ? "-" : String.format(Locale.ROOT, "%.0f", pace);
+    }
+
+    /** A default from the policy file, for the verdict line ("?" if the file does not set it). */
+    private static String setting(DemoOptions options, String key) throws IOException {
+        for (String line : new String(Files.readAllBytes(options.policies), StandardCharsets.UTF_8).split("\n")) {
+            String trimmed = line.trim();
+            if (trimmed.startsWith(key) && trimmed.substring(key.length()).trim().startsWith("=")) {
+                String value = trimmed.substring(trimmed.indexOf('=') + 1);
+                int comment = value.indexOf(" #");
+                return (comment < 0 ? value : value.substring(0, comment)).trim();
+            }
+        }
+        return "?";
+    }
+}

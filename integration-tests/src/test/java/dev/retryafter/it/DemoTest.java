@@ -1,0 +1,56 @@
+package dev.retryafter.it;
+
+import dev.retryafter.demo.Demo;
+import dev.retryafter.demo.DemoOptions;
+import dev.retryafter.demo.DemoRun;
+import dev.retryafter.it.harness.ChildJvm;
+import dev.retryafter.it.harness.TestClasspath;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The demo, as its command runs it, for each client: with the agent every portal yields all its
+ * records, no refusal is followed sooner than min-sleep, no sleep exceeds max-sleep; without it,
+ * records are lost. Asserted from the portals' own counts and the agent's reports.
+ */
+class DemoTest {
+
+    /** The demo's own policy file: these are its min-sleep and max-sleep. */
+    private static final Path POLICIES = Paths.get("../demo-app/policies.properties");
+    private static final long MIN_SLEEP = 500;
+    private static final long MAX_SLEEP = 3_000;
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"jdk", "jdk-async", "apache5", "apache4"})
+    void withTheAgentEveryPortalYieldsAllItsRecords(String client) throws Exception {
+        List<DemoRun.Row> rows = Demo.run(options(client).withoutAgentToo(client.equals("jdk")));
+        assertAll(rows.stream().filter(row -> row.withAgent).map(row -> () -> {
+            String name = row.behaviour.label() + " with " + client + " (see " + row.log + ")";
+            assertEquals(row.scraper.records, row.scraper.fetched, name + ": every record");
+            long gap = row.portal.shortestGapAfterOwnRefusalMillis;
+            assertTrue(gap < 0 || gap >= MIN_SLEEP, name + ": a thread came back " + gap + " ms after a refusal");
+            assertTrue(row.agent.number("longestSleepMillis") <= MAX_SLEEP, name + ": " + row.agent);
+        }));
+        if (client.equals("jdk")) {
+            long lostWithout = rows.stream().filter(row -> !row.withAgent)
+                    .mapToLong(row -> row.scraper.records - row.scraper.fetched).sum();
+            assertTrue(lostWithout > 0, "without the agent the same scraper loses records to the same portals");
+        }
+    }
+
+    private static DemoOptions options(String client) throws Exception {
+        String classpath = String.join(File.pathSeparator, TestClasspath.entries(TestClasspath.SCRAPER));
+        // Half the demo's records: every portal still refuses, in fewer seconds.
+        return DemoOptions.of(ChildJvm.agentJar(), POLICIES, classpath, ChildJvm.workDir().resolve("demo-" + client), client)
+                .records(30);
+    }
+}
