@@ -9,11 +9,9 @@ import dev.retryafter.it.harness.ScraperRun;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.util.stream.Stream;
 
 import static dev.retryafter.it.LyingHeadersTest.POLICY;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,13 +34,9 @@ class ConnectionsAndConcurrencyTest {
         }
     }
 
-    static Stream<Arguments> clientsOnBothJdks() {
-        return Jdk.all().stream().flatMap(jdk -> Stream.of("jdk", "jdk-async", "apache5", "apache4")
-                .map(client -> Arguments.of(jdk, client)));
-    }
 
     @ParameterizedTest(name = "{1} on {0}")
-    @MethodSource("clientsOnBothJdks")
+    @MethodSource("dev.retryafter.it.harness.Clients#onBothJdks")
     void thePerHostConcurrencyCapHoldsAtTheServer(Jdk jdk, String client) throws Exception {
         int cap = 2;
         // A slow portal that never refuses: eight threads would have eight requests in flight.

@@ -9,10 +9,8 @@ import dev.retryafter.it.harness.ScraperRun;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,13 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Execution(ExecutionMode.CONCURRENT)
 class HoldTest {
 
-    static Stream<Arguments> clients() {
-        return Jdk.all().stream().flatMap(jdk -> Stream.of("jdk", "jdk-async", "apache5", "apache4")
-                .map(client -> Arguments.of(jdk, client)));
-    }
 
     @ParameterizedTest(name = "{1} on {0}")
-    @MethodSource("clients")
+    @MethodSource("dev.retryafter.it.harness.Clients#onBothJdks")
     void aConfirmedWaitBeyondMaxSleepHoldsTheHost(Jdk jdk, String client) throws Exception {
         // Two requests per 30 s, and a truthful header: the third request is told to wait ~30 s.
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.TRUTHFUL, 2, 30_000))) {

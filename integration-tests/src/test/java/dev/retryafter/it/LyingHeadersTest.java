@@ -10,10 +10,8 @@ import dev.retryafter.it.harness.ScraperRun;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -35,13 +33,9 @@ class LyingHeadersTest {
             + "default.max-attempts = 10\n";
     static final int RECORDS = 20;
 
-    static Stream<Arguments> clients() {
-        return Jdk.all().stream().flatMap(jdk -> Stream.of("jdk", "jdk-async", "apache5", "apache4")
-                .map(client -> Arguments.of(jdk, client)));
-    }
 
     @ParameterizedTest(name = "{1} on {0}")
-    @MethodSource("clients")
+    @MethodSource("dev.retryafter.it.harness.Clients#onBothJdks")
     void retryAfterZeroNeverLeadsToARequestSoonerThanMinSleep(Jdk jdk, String client) throws Exception {
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 5, 1_000))) {
             ScraperRun run = ScraperRun.run(jdk, POLICY, client, portal.baseUrl(), RECORDS);
@@ -56,7 +50,7 @@ class LyingHeadersTest {
     }
 
     @ParameterizedTest(name = "{1} on {0}")
-    @MethodSource("clients")
+    @MethodSource("dev.retryafter.it.harness.Clients#onBothJdks")
     void retryAfter3600OnAOneSecondWindowNeverSleepsPastMaxSleep(Jdk jdk, String client) throws Exception {
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.CONSTANT_OVERSTATED, 5, 1_000))) {
             ScraperRun run = ScraperRun.run(jdk, POLICY, client, portal.baseUrl(), RECORDS);
