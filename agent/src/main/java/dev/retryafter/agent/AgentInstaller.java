@@ -19,7 +19,7 @@ final class AgentInstaller {
     private AgentInstaller() {
     }
 
-    static void install(AgentConfig config, Instrumentation instrumentation) {
+    static void install(AgentConfig config, Instrumentation instrumentation) throws Exception {
         Logger log = AgentLog.logger();
         RetryEngine engine = RetryEngine.builder().policies(config.policies()).listener(new DecisionLog(log)).build();
         CallDepth depth = new CallDepth();

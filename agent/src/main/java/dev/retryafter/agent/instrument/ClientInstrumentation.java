@@ -1,84 +1,200 @@
 package dev.retryafter.agent.instrument;
 
 import dev.retryafter.agent.AgentLog;
-import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
+import net.bytebuddy.ClassFileVersion;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.asm.AsmVisitorWrapper;
+import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.dynamic.DynamicType;
-import net.bytebuddy.utility.JavaModule;
+import net.bytebuddy.dynamic.ClassFileLocator;
+import net.bytebuddy.dynamic.scaffold.TypeInitializer;
+import net.bytebuddy.implementation.Implementation;
+import net.bytebuddy.implementation.auxiliary.AuxiliaryType;
+import net.bytebuddy.jar.asm.ClassReader;
+import net.bytebuddy.jar.asm.ClassWriter;
+import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.pool.TypePool;
+import net.bytebuddy.utility.OpenedClassReader;
 
+import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
+import java.lang.instrument.UnmodifiableClassException;
+import java.security.ProtectionDomain;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
 import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
-import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 /**
- * Which classes the agent changes, and with which advice. Types are matched by name only: a type
- * hierarchy walk for every class loaded would cost the application start-up time.
+ * Which client classes the agent changes, with which advice, and the transformer that does it.
+ *
+ * <p>A plain {@link ClassFileTransformer}: for every class the JVM loads it does one lookup by name,
+ * and only for the handful of client classes below does it call on Byte Buddy's {@link Advice},
+ * straight through an ASM reader and writer. Byte Buddy's {@code AgentBuilder} does far more than
+ * this needs (it generates a transformer class of its own at start-up, and its {@code DynamicType}
+ * machinery loads hundreds of classes more), which measured about 0.4 s added to the first response.
+ * Classes are never given new members, so retransforming them, when the agent is attached to a
+ * running JVM, is allowed.
  */
-public final class ClientInstrumentation {
+public final class ClientInstrumentation implements ClassFileTransformer {
 
-    static final String JDK_FACADE = "jdk.internal.net.http.HttpClientFacade";
-    static final String[] APACHE5_CLIENTS = {
-            "org.apache.hc.client5.http.impl.classic.InternalHttpClient",
-            "org.apache.hc.client5.http.impl.classic.MinimalHttpClient"};
-    static final String APACHE5_RETRY_EXEC = "org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec";
-    static final String[] APACHE4_CLIENTS = {
-            "org.apache.http.impl.client.InternalHttpClient",
-            "org.apache.http.impl.client.MinimalHttpClient",
-            "org.apache.http.impl.client.AbstractHttpClient"};
-    static final String[] APACHE4_RETRY_HOLDERS = {
-            "org.apache.http.impl.execchain.ServiceUnavailableRetryExec",
-            "org.apache.http.impl.client.AutoRetryHttpClient"};
+    private static final String ADVICE = "dev.retryafter.agent.instrument.";
 
-    private ClientInstrumentation() {
+    private final Map<String, Target> targets = new HashMap<>();
+    private final ClassFileLocator agentClasses;
+
+    private ClientInstrumentation(ClassLoader agentLoader) {
+        this.agentClasses = ClassFileLocator.ForClassLoader.of(agentLoader);
+        add(new Target("jdk.internal.net.http.HttpClientFacade")
+                .advise(named("send").and(takesArguments(2)), "jdk.SendAdvice")
+                .advise(named("sendAsync").and(takesArguments(2)), "jdk.SendAsyncAdvice")
+                .advise(named("sendAsync").and(takesArguments(3)), "jdk.SendAsyncAdvice$WithPushPromises"));
+        for (String client : new String[] {"InternalHttpClient", "MinimalHttpClient"}) {
+            add(new Target("org.apache.hc.client5.http.impl.classic." + client)
+                    .advise(named("doExecute").and(takesArguments(3)), "apache5.ExecuteAdvice"));
+        }
+        add(new Target("org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec")
+                .advise(isConstructor().and(takesArguments(1)), "apache5.RetryStrategyAdvice"));
+        for (String client : new String[] {"InternalHttpClient", "MinimalHttpClient", "AbstractHttpClient"}) {
+            add(new Target("org.apache.http.impl.client." + client)
+                    .advise(named("doExecute").and(takesArguments(3)), "apache4.ExecuteAdvice"));
+        }
+        for (String holder : new String[] {"org.apache.http.impl.execchain.ServiceUnavailableRetryExec",
+                "org.apache.http.impl.client.AutoRetryHttpClient"}) {
+            add(new Target(holder).advise(isConstructor().and(takesArguments(2)), "apache4.RetryStrategyAdvice"));
+        }
     }
 
-    public static ResettableClassFileTransformer install(Instrumentation instrumentation, ClassLoader agentLoader) {
-        AgentBuilder.Transformer.ForAdvice advice = new AgentBuilder.Transformer.ForAdvice().include(agentLoader);
-        return new AgentBuilder.Default()
-                .disableClassFormatChanges()
-                // Retransformation: attached to a running JVM, the clients may already be loaded.
-                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-                .with(new FailureListener())
-                // Byte Buddy's default ignores the platform class loader, which defines java.net.http:
-                // with it, nothing would be transformed and nothing would say so.
-                .ignore(nameStartsWith("dev.retryafter.agent."))
-                .type(named(JDK_FACADE))
-                .transform(advice
-                        .advice(named("send").and(takesArguments(2)), "dev.retryafter.agent.instrument.jdk.SendAdvice")
-                        .advice(named("sendAsync").and(takesArguments(2)), "dev.retryafter.agent.instrument.jdk.SendAsyncAdvice")
-                        .advice(named("sendAsync").and(takesArguments(3)),
-                                "dev.retryafter.agent.instrument.jdk.SendAsyncAdvice$WithPushPromises"))
-                .type(namedOneOf(APACHE5_CLIENTS))
-                .transform(advice.advice(named("doExecute").and(takesArguments(3)),
-                        "dev.retryafter.agent.instrument.apache5.ExecuteAdvice"))
-                .type(named(APACHE5_RETRY_EXEC))
-                .transform(advice.advice(isConstructor().and(takesArguments(1)),
-                        "dev.retryafter.agent.instrument.apache5.RetryStrategyAdvice"))
-                .type(namedOneOf(APACHE4_CLIENTS))
-                .transform(advice.advice(named("doExecute").and(takesArguments(3)),
-                        "dev.retryafter.agent.instrument.apache4.ExecuteAdvice"))
-                .type(namedOneOf(APACHE4_RETRY_HOLDERS))
-                .transform(advice.advice(isConstructor().and(takesArguments(2)),
-                        "dev.retryafter.agent.instrument.apache4.RetryStrategyAdvice"))
-                .installOn(instrumentation);
+    /** Registers the transformer, and transforms the client classes already loaded, if any. */
+    public static void install(Instrumentation instrumentation, ClassLoader agentLoader) throws UnmodifiableClassException {
+        ClientInstrumentation transformer = new ClientInstrumentation(agentLoader);
+        instrumentation.addTransformer(transformer, true);
+        transformer.warmUpInBackground();
+        List<Class<?>> loaded = new ArrayList<>();
+        for (Class<?> type : instrumentation.getAllLoadedClasses()) {
+            if (transformer.targets.containsKey(type.getName().replace('.', '/')) && instrumentation.isModifiableClass(type)) {
+                loaded.add(type);
+            }
+        }
+        if (!loaded.isEmpty()) {
+            instrumentation.retransformClasses(loaded.toArray(new Class<?>[0]));
+        }
     }
 
-    /** A class that cannot be instrumented stays as it was, and says so once. */
-    private static final class FailureListener extends AgentBuilder.Listener.Adapter {
-        @Override
-        public void onError(String typeName, ClassLoader classLoader, JavaModule module, boolean loaded, Throwable throwable) {
-            AgentLog.failure("instrumenting " + typeName, throwable);
+    @Override
+    public byte[] transform(Module module, ClassLoader loader, String internalName, Class<?> beingRedefined,
+                            ProtectionDomain protectionDomain, byte[] bytes) {
+        Target target = internalName == null ? null : targets.get(internalName);
+        if (target == null) {
+            return null;
+        }
+        try {
+            byte[] transformed = target.transform(loader, bytes, agentClasses);
+            AgentLog.logger().debug("instrumented {}", target.className);
+            return transformed;
+        } catch (Throwable t) {
+            AgentLog.failure("instrumenting " + target.className, t); // the class stays as it was
+            return null;
+        }
+    }
+
+    @Override
+    public byte[] transform(ClassLoader loader, String internalName, Class<?> beingRedefined, ProtectionDomain protectionDomain,
+                            byte[] bytes) {
+        return transform(null, loader, internalName, beingRedefined, protectionDomain, bytes);
+    }
+
+    /**
+     * Loads what the first transformation needs while the application starts, rather than when it
+     * first builds a client: a copy of {@code HttpClientFacade}'s bytes is transformed and thrown away.
+     * On a machine with a spare core, that takes Byte Buddy's start-up off the first request's path.
+     */
+    private void warmUpInBackground() {
+        Thread warmUp = new Thread(() -> {
+            String facade = "jdk/internal/net/http/HttpClientFacade";
+            try (java.io.InputStream in = ClassLoader.getPlatformClassLoader().getResourceAsStream(facade + ".class")) {
+                if (in != null) {
+                    targets.get(facade).transform(ClassLoader.getPlatformClassLoader(), in.readAllBytes(), agentClasses);
+                }
+            } catch (Throwable t) {
+                AgentLog.logger().debug("warming up the instrumentation failed; the first transformation will do it", t);
+            }
+        }, "retry-after-agent-warm-up");
+        warmUp.setDaemon(true);
+        warmUp.setPriority(Thread.MIN_PRIORITY);
+        warmUp.start();
+    }
+
+    /** Transforms {@code bytes} as the JVM would ask; null when the class is not one of ours. For tests. */
+    byte[] transform(ClassLoader loader, String className, byte[] bytes) {
+        return transform(null, loader, className.replace('.', '/'), null, null, bytes);
+    }
+
+    /** For tests, without registering anything. */
+    static ClientInstrumentation forTests(ClassLoader agentLoader) {
+        return new ClientInstrumentation(agentLoader);
+    }
+
+    /** The class names matched, for tests. */
+    List<String> classNames() {
+        List<String> names = new ArrayList<>();
+        for (Target target : targets.values()) {
+            names.add(target.className);
+        }
+        return names;
+    }
+
+    private void add(Target target) {
+        targets.put(target.className.replace('.', '/'), target);
+    }
+
+    /** One client class and the advice for its methods, each named by its class in this package. */
+    private static final class Target {
+        final String className;
+        final List<ElementMatcher<? super MethodDescription>> methods = new ArrayList<>();
+        final List<String> advice = new ArrayList<>();
+
+        Target(String className) {
+            this.className = className;
         }
 
-        @Override
-        public void onTransformation(TypeDescription type, ClassLoader classLoader, JavaModule module, boolean loaded,
-                                     DynamicType dynamicType) {
-            AgentLog.logger().debug("instrumented {}", type.getName());
+        Target advise(ElementMatcher<? super MethodDescription> method, String adviceClass) {
+            methods.add(method);
+            advice.add(ADVICE + adviceClass);
+            return this;
+        }
+
+        /**
+         * Inlines the advice. Types resolve against the class's own loader (the client's types) and
+         * the agent's (the advice): the advice is read as a class file, never loaded, so it may name
+         * client types the agent's loader cannot see.
+         */
+        byte[] transform(ClassLoader loader, byte[] bytes, ClassFileLocator agentClasses) {
+            ClassFileLocator locator = new ClassFileLocator.Compound(Arrays.asList(
+                    ClassFileLocator.Simple.of(className, bytes), ClassFileLocator.ForClassLoader.of(loader), agentClasses));
+            TypePool pool = TypePool.Default.of(locator);
+            TypeDescription type = pool.describe(className).resolve();
+            List<AsmVisitorWrapper> visitors = new ArrayList<>();
+            for (int i = 0; i < methods.size(); i++) {
+                visitors.add(Advice.to(pool.describe(advice.get(i)).resolve(), locator).on(methods.get(i)));
+            }
+            AsmVisitorWrapper wrapper = new AsmVisitorWrapper.Compound(visitors);
+            int writerFlags = wrapper.mergeWriter(AsmVisitorWrapper.NO_FLAGS);
+            int readerFlags = wrapper.mergeReader(AsmVisitorWrapper.NO_FLAGS);
+            ClassFileVersion version = ClassFileVersion.ofClassFile(bytes);
+            // No auxiliary types, no type initialiser, no new members: what retransformation allows.
+            Implementation.Context context = Implementation.Context.Disabled.Factory.INSTANCE.make(type,
+                    new AuxiliaryType.NamingStrategy.Suffixing("retryafter"), TypeInitializer.None.INSTANCE, version, version);
+            ClassReader reader = OpenedClassReader.of(bytes);
+            ClassWriter writer = new ClassWriter(reader, writerFlags); // copies what advice leaves alone
+            reader.accept(wrapper.wrap(type, writer, context, pool, type.getDeclaredFields(), type.getDeclaredMethods(),
+                    writerFlags, readerFlags), readerFlags);
+            return writer.toByteArray();
         }
     }
 }

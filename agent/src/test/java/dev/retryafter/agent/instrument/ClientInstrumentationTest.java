@@ -1,0 +1,102 @@
+package dev.retryafter.agent.instrument;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+import java.io.InputStream;
+import java.lang.reflect.Method;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The transformer on the real client classes, without an agent attached: the advice is inlined and
+ * the JVM accepts the result, Apache 4's Java 6 class files included.
+ */
+class ClientInstrumentationTest {
+
+    private final ClassLoader here = getClass().getClassLoader();
+    private final ClientInstrumentation instrumentation = ClientInstrumentation.forTests(here);
+
+    @Test
+    void aClassThatIsNotOursIsLeftAlone() throws Exception {
+        assertNull(instrumentation.transform(here, "java.lang.String", bytes(String.class.getName(), null)));
+        assertNull(instrumentation.transform(here, "org.apache.http.impl.client.HttpClientBuilder",
+                bytes("org.apache.http.impl.client.HttpClientBuilder", here)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {
+            "org.apache.http.impl.client.InternalHttpClient",
+            "org.apache.http.impl.client.MinimalHttpClient",
+            "org.apache.http.impl.client.AbstractHttpClient",
+            "org.apache.http.impl.execchain.ServiceUnavailableRetryExec",
+            "org.apache.http.impl.client.AutoRetryHttpClient",
+            "org.apache.hc.client5.http.impl.classic.InternalHttpClient",
+            "org.apache.hc.client5.http.impl.classic.MinimalHttpClient",
+            "org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec",
+    })
+    void aClientClassIsAdvisedAndStillVerifies(String className) throws Exception {
+        byte[] original = bytes(className, here);
+        byte[] transformed = instrumentation.transform(here, className, original);
+        assertNotNull(transformed, "advised");
+        assertTrue(new String(transformed, java.nio.charset.StandardCharsets.ISO_8859_1).contains("dev/retryafter/agent/bootstrap/AgentHooks"),
+                "calls into the hooks");
+        Class<?> defined = new SingleClassLoader(here, className, transformed).loadClass(className);
+        Class<?> unchanged = new SingleClassLoader(here, className, original).loadClass(className);
+        assertEquals(members(unchanged), members(defined), "no new member, none lost: retransformation allows nothing else");
+        // Initialising links the class, which runs the verifier over every method, the advised ones included.
+        Class.forName(className, true, defined.getClassLoader());
+    }
+
+    @Test
+    void everyTargetIsNamedAsTheClientsNameIt() {
+        assertTrue(instrumentation.classNames().contains("jdk.internal.net.http.HttpClientFacade"));
+        assertEquals(9, instrumentation.classNames().size());
+    }
+
+    private static java.util.Set<String> members(Class<?> type) {
+        java.util.Set<String> members = new java.util.TreeSet<>();
+        for (Method method : type.getDeclaredMethods()) {
+            members.add(method.getName() + java.util.Arrays.toString(method.getParameterTypes()));
+        }
+        for (java.lang.reflect.Field field : type.getDeclaredFields()) {
+            members.add(field.getName());
+        }
+        return members;
+    }
+
+    private static byte[] bytes(String className, ClassLoader loader) throws Exception {
+        String resource = className.replace('.', '/') + ".class";
+        try (InputStream in = loader == null ? ClassLoader.getSystemResourceAsStream(resource) : loader.getResourceAsStream(resource)) {
+            assertNotNull(in, resource);
+            return in.readAllBytes();
+        }
+    }
+
+    /** Defines one class from the given bytes, and leaves every other to its parent. */
+    private static final class SingleClassLoader extends ClassLoader {
+        private final String name;
+        private final byte[] bytes;
+
+        SingleClassLoader(ClassLoader parent, String name, byte[] bytes) {
+            super(parent);
+            this.name = name;
+            this.bytes = bytes;
+        }
+
+        @Override
+        protected Class<?> loadClass(String className, boolean resolve) throws ClassNotFoundException {
+            synchronized (getClassLoadingLock(className)) {
+                if (className.equals(name)) {
+                    Class<?> loaded = findLoadedClass(className);
+                    return loaded != null ? loaded : defineClass(className, bytes, 0, bytes.length);
+                }
+                return super.loadClass(className, resolve);
+            }
+        }
+    }
+}
