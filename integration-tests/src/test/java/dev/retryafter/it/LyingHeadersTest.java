@@ -38,13 +38,14 @@ class LyingHeadersTest {
     @MethodSource("dev.retryafter.it.harness.Clients#onBothJdks")
     void retryAfterZeroNeverLeadsToARequestSoonerThanMinSleep(Jdk jdk, String client) throws Exception {
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 5, 1_000))) {
-            ScraperRun run = ScraperRun.run(jdk, POLICY, client, portal.baseUrl(), RECORDS);
+            ScraperRun run = ScraperRun.run(jdk, POLICY, client, portal.baseUrl(), RECORDS, "--api-key", "s3cr3t-key");
             PortalStats stats = portal.stats();
 
             assertEquals(RECORDS, run.fetched, () -> "every record arrives\n" + run);
             assertTrue(stats.refusals > 0, "the portal refused, so this test could fail: " + stats);
             assertTrue(stats.shortestGapAfterAnyRefusalMillis >= MIN_SLEEP, () -> stats + "\n" + run);
             assertTrue(run.jvm.stderr.contains("Retry-After=\"0\""), "each refusal is explained in the log");
+            assertFalse(run.jvm.stderr.contains("s3cr3t-key"), "a query string is never logged: portals put API keys there");
             assertFalse(run.jvm.stderr.contains("sun.misc.Unsafe"), () -> "no Unsafe warning on " + jdk + ":\n" + run.jvm.stderr);
         }
     }

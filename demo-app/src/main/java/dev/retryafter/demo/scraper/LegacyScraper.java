@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * HTTP client and some threads, and has no retry logic of its own. A refusal is a lost record.
  * <pre>
  * java dev.retryafter.demo.scraper.LegacyScraper --url http://127.0.0.1:8081 --records 100 \
- *      [--client jdk|jdk-async|apache5|apache5-default|apache4|apache4-literal|apache4-legacy] [--threads 2] [--pool 8] [--timeout 30]
+ *      [--client jdk|jdk-async|apache5|apache5-default|apache4|apache4-literal|apache4-legacy] [--threads 2] [--pool 8]
+ *      [--timeout 30] [--api-key KEY]
  * </pre>
  * Ends with one line the demo and the tests read: see {@link ScraperResult}.
  */
@@ -31,6 +32,8 @@ public final class LegacyScraper {
         int threads = Integer.parseInt(options.getOrDefault("threads", "1"));
         int pool = Integer.parseInt(options.getOrDefault("pool", "8"));
         Duration timeout = Duration.ofSeconds(Long.parseLong(options.getOrDefault("timeout", "30")));
+        // Portals take their API keys in the query string, as old scrapers send them.
+        String query = options.containsKey("api-key") ? "?apikey=" + options.get("api-key") : "";
 
         AtomicInteger next = new AtomicInteger();
         AtomicInteger fetched = new AtomicInteger();
@@ -45,7 +48,7 @@ public final class LegacyScraper {
                 Thread thread = new Thread(() -> {
                     for (int i = next.getAndIncrement(); i < records; i = next.getAndIncrement()) {
                         try {
-                            int status = fetcher.get(url + "/records/" + i, worker);
+                            int status = fetcher.get(url + "/records/" + i + query, worker);
                             (status == 200 ? fetched : refused).incrementAndGet();
                         } catch (IOException | RuntimeException e) {
                             failed.incrementAndGet();

@@ -85,6 +85,11 @@ public final class ChildJvm {
     }
 
     public Result run() throws IOException, InterruptedException {
+        return start().finish();
+    }
+
+    /** Starts the JVM and returns at once; its standard input is a pipe the test can write to. */
+    public Running start() throws IOException {
         List<String> command = new ArrayList<>();
         command.add(jdk.javaOrSkip().toString());
         command.addAll(jvmArgs);
@@ -101,13 +106,53 @@ public final class ChildJvm {
         ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
                 .redirectOutput(out.toFile()).redirectError(err.toFile());
         builder.environment().putAll(environment);
-        Process process = builder.start();
-        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            process.destroyForcibly().waitFor();
-            throw new AssertionError("child JVM did not finish in " + timeout + ": " + command
-                    + "\nstdout:\n" + Files.readString(out) + "\nstderr:\n" + Files.readString(err));
+        return new Running(builder.start(), out, err, command);
+    }
+
+    /** A child JVM still running. */
+    public final class Running {
+        public final Process process;
+        private final Path out;
+        private final Path err;
+        private final List<String> command;
+
+        Running(Process process, Path out, Path err, List<String> command) {
+            this.process = process;
+            this.out = out;
+            this.err = err;
+            this.command = command;
         }
-        return new Result(jdk, process.exitValue(), Files.readString(out), Files.readString(err), command);
+
+        /** Waits until the JVM has printed a line starting with {@code prefix}, and returns it. */
+        public String awaitLine(String prefix, Duration patience) throws IOException, InterruptedException {
+            long deadline = System.nanoTime() + patience.toNanos();
+            while (System.nanoTime() < deadline) {
+                for (String line : Files.readAllLines(out)) {
+                    if (line.startsWith(prefix)) {
+                        return line;
+                    }
+                }
+                if (!process.isAlive()) {
+                    break;
+                }
+                Thread.sleep(50);
+            }
+            throw new AssertionError("no line starting with " + prefix + ":\n" + Files.readString(out) + Files.readString(err));
+        }
+
+        public void send(String line) throws IOException {
+            process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            process.getOutputStream().flush();
+        }
+
+        public Result finish() throws IOException, InterruptedException {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly().waitFor();
+                throw new AssertionError("child JVM did not finish in " + timeout + ": " + command
+                        + "\nstdout:\n" + Files.readString(out) + "\nstderr:\n" + Files.readString(err));
+            }
+            return new Result(jdk, process.exitValue(), Files.readString(out), Files.readString(err), command);
+        }
     }
 
     public static Path workDir() throws IOException {

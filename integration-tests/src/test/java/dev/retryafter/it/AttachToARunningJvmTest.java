@@ -1,0 +1,59 @@
+package dev.retryafter.it;
+
+import com.sun.tools.attach.VirtualMachine;
+import dev.retryafter.demo.portal.Behaviour;
+import dev.retryafter.demo.portal.PortalModel;
+import dev.retryafter.demo.portal.PortalServer;
+import dev.retryafter.it.harness.ChildJvm;
+import dev.retryafter.it.harness.Jdk;
+import dev.retryafter.it.harness.TestClasspath;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The agent loaded into a JVM that is already running ({@code Agent-Class}), whose HttpClient was
+ * built and used before: the loaded client classes are retransformed, and govern from then on.
+ */
+@Execution(ExecutionMode.CONCURRENT)
+class AttachToARunningJvmTest {
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Jdk.class)
+    void attachedLaterItGovernsTheClientAlreadyInUse(Jdk jdk) throws Exception {
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 1_000))) {
+            ChildJvm.Running app = new ChildJvm(jdk)
+                    .jvmArg("-XX:+EnableDynamicAgentLoading") // Java 21 and later warn without it
+                    .classpathEntry(TestClasspath.testClasses())
+                    .main("dev.retryafter.it.apps.AttachLaterApp", portal.baseUrl(), "12")
+                    .start();
+            String ready = app.awaitLine("READY", Duration.ofSeconds(30));
+            String pid = ready.split(" ")[1];
+
+            Path policy = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");
+            Files.writeString(policy, LyingHeadersTest.POLICY);
+            VirtualMachine vm = VirtualMachine.attach(pid);
+            try {
+                vm.loadAgent(ChildJvm.agentJar().toString(), policy.toString());
+            } finally {
+                vm.detach();
+            }
+            app.send("go");
+            ChildJvm.Result result = app.finish();
+
+            assertTrue(result.stdout.contains("before=200"), result::toString);
+            assertTrue(result.stdout.contains("DONE fetched=12"), () -> "every record, so refusals were retried\n" + result);
+            assertTrue(portal.stats().refusals > 0, "the portal refused, so this test could fail");
+            assertTrue(portal.stats().shortestGapAfterAnyRefusalMillis >= LyingHeadersTest.MIN_SLEEP, () -> portal.stats() + "\n" + result);
+            assertEquals(0, result.exitCode, result::toString);
+        }
+    }
+}
