@@ -74,7 +74,6 @@ public final class ClientInstrumentation implements ClassFileTransformer {
     public static void install(Instrumentation instrumentation, ClassLoader agentLoader) throws UnmodifiableClassException {
         ClientInstrumentation transformer = new ClientInstrumentation(agentLoader);
         instrumentation.addTransformer(transformer, true);
-        transformer.warmUpInBackground();
         List<Class<?>> loaded = new ArrayList<>();
         for (Class<?> type : instrumentation.getAllLoadedClasses()) {
             if (transformer.targets.containsKey(type.getName().replace('.', '/')) && instrumentation.isModifiableClass(type)) {
@@ -107,27 +106,6 @@ public final class ClientInstrumentation implements ClassFileTransformer {
     public byte[] transform(ClassLoader loader, String internalName, Class<?> beingRedefined, ProtectionDomain protectionDomain,
                             byte[] bytes) {
         return transform(null, loader, internalName, beingRedefined, protectionDomain, bytes);
-    }
-
-    /**
-     * Loads what the first transformation needs while the application starts, rather than when it
-     * first builds a client: a copy of {@code HttpClientFacade}'s bytes is transformed and thrown away.
-     * On a machine with a spare core, that takes Byte Buddy's start-up off the first request's path.
-     */
-    private void warmUpInBackground() {
-        Thread warmUp = new Thread(() -> {
-            String facade = "jdk/internal/net/http/HttpClientFacade";
-            try (java.io.InputStream in = ClassLoader.getPlatformClassLoader().getResourceAsStream(facade + ".class")) {
-                if (in != null) {
-                    targets.get(facade).transform(ClassLoader.getPlatformClassLoader(), in.readAllBytes(), agentClasses);
-                }
-            } catch (Throwable t) {
-                AgentLog.logger().debug("warming up the instrumentation failed; the first transformation will do it", t);
-            }
-        }, "retry-after-agent-warm-up");
-        warmUp.setDaemon(true);
-        warmUp.setPriority(Thread.MIN_PRIORITY);
-        warmUp.start();
     }
 
     /** Transforms {@code bytes} as the JVM would ask; null when the class is not one of ours. For tests. */
