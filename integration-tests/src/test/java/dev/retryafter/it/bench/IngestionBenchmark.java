@@ -1,9 +1,7 @@
 package dev.retryafter.it.bench;
 
+import dev.retryafter.it.harness.BenchmarkMain;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,21 +24,8 @@ public final class IngestionBenchmark {
     }
 
     public static void main(String[] args) throws IOException {
-        boolean smoke = false;
-        Path output = Path.of(System.getProperty(OUTPUT_PROPERTY, DEFAULT_OUTPUT));
-        for (String arg : args) {
-            if (arg.equals("--smoke")) {
-                smoke = true;
-            } else if (arg.startsWith("--out=")) {
-                output = Path.of(arg.substring("--out=".length()));
-            } else {
-                throw new IllegalArgumentException("unknown argument " + arg + "; expected --smoke or --out=PATH");
-            }
-        }
-        String markdown = run(smoke ? Settings.smoke() : Settings.full()).markdown();
-        System.out.println(markdown);
-        write(output, markdown);
-        System.out.println("Written to " + output.toAbsolutePath());
+        BenchmarkMain main = BenchmarkMain.parse(args, OUTPUT_PROPERTY, DEFAULT_OUTPUT);
+        main.publish(run(main.smoke ? Settings.smoke() : Settings.full()).markdown());
     }
 
     /** Every cell, in table order: behaviour, then workers, then strategy. */
@@ -59,11 +44,4 @@ public final class IngestionBenchmark {
         return new Report(settings, results, AgentTargets.check(results), startedAt, wallMillis);
     }
 
-    private static void write(Path output, String markdown) throws IOException {
-        Path parent = output.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        Files.writeString(output, markdown, StandardCharsets.UTF_8);
-    }
 }

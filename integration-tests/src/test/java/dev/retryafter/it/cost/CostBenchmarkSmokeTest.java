@@ -1,0 +1,126 @@
+package dev.retryafter.it.cost;
+
+import dev.retryafter.it.harness.Jdk;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+/**
+ * Asserts that the cost benchmark's smoke run measures every part, with the agent really governing
+ * the runs said to be with it, and yields figures in a sane range; not that the targets are met,
+ * which a smoke run on a busy machine cannot tell.
+ */
+class CostBenchmarkSmokeTest {
+
+    private static CostSettings settings;
+    private static CostReport report;
+
+    @BeforeAll
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    static void runTheSmokeBenchmark() throws Exception {
+        // -Dtest selects this class in the agent-attached execution too, where it would only run again:
+        // the agent in the test JVM plays no part in a benchmark of child JVMs.
+        assumeFalse(Boolean.getBoolean("agent.attached"), "runs in the default execution only");
+        CostBenchmark.defaultHarnessProperties();
+        settings = CostSettings.smoke();
+        report = CostBenchmark.run(settings);
+    }
+
+    @Test
+    void everyHappyPathRunMovesRequestsAndTheRatioIsPlausible() {
+        assertEquals(settings.loadClients().size() * settings.threads().size(), report.happy().size());
+        assertAll(report.happy().stream().map(cell -> () -> {
+            String row = cell.client() + ", " + CostTargets.threads(cell.threads());
+            assertTrue(cell.measured(), row + " was not measured");
+            assertEquals(settings.rounds(), cell.with().size(), row);
+            cell.without().forEach(run -> assertTrue(run.perSecond() > 0, row + " without: " + run));
+            cell.with().forEach(run -> assertTrue(run.perSecond() > 0, row + " with: " + run));
+            cell.ratios().forEach(ratio -> assertTrue(ratio > 0.3 && ratio < 3, row + ": with / without " + ratio));
+        }));
+    }
+
+    @Test
+    void everyRunWithTheAgentIsGovernedByIt() {
+        assertAll(report.happy().stream().flatMap(cell -> cell.with().stream().map(run -> () ->
+                assertTrue(run.governedAll(), cell.client() + ", " + cell.threads() + " threads: the agent counted "
+                        + run.agentCounted() + " of " + run.total() + " requests"))));
+        assertAll(report.startUp().stream().flatMap(cell -> cell.with().stream().map(run -> () ->
+                assertEquals(1, run.agentCounted(), cell.client() + " on " + cell.jdk() + ": requests the agent counted"))));
+    }
+
+    @Test
+    void startUpIsMeasuredOnEveryInstalledJdkAndTakesUnderTwentySeconds() {
+        assertEquals(settings.startUpJdks().size() * settings.startUpClients().size(), report.startUp().size());
+        assertAll(report.startUp().stream().map(cell -> () -> {
+            String row = cell.client() + " on " + cell.jdk();
+            assertEquals(cell.jdk().isAvailable(), cell.measured(), row + " measured");
+            for (StartUp.Run run : concat(cell.without(), cell.with())) {
+                assertTrue(run.toMainMillis() >= 0 && run.toMainMillis() <= run.toFirstResponseMillis(), row + ": " + run);
+                assertTrue(run.toFirstResponseMillis() > 0 && run.toFirstResponseMillis() < 20_000, row + ": " + run);
+                assertTrue(run.wallMillis() > 0 && run.wallMillis() < 20_000, row + ": " + run);
+            }
+        }));
+        // A JDK that is missing had its rows marked; the test then says so by being skipped, loudly.
+        Jdk.all().forEach(Jdk::javaOrSkip);
+    }
+
+    @Test
+    void everyPopulationCostsSomethingAndUnderSixteenKiBAHost() {
+        assertTrue(report.engine().measured(), "memory was not measured");
+        assertEquals(List.of("admitted", "refused", "mixed", "busy"),
+                report.engine().populations().stream().map(EngineCost.Population::name).toList());
+        assertAll(report.engine().populations().stream().map(p -> () ->
+                assertTrue(p.bytesPerHost() > 0 && p.bytesPerHost() < 16 * 1024, p.toString())));
+    }
+
+    @Test
+    void theLongRunHasEveryCheckpoint() {
+        List<EngineCost.Checkpoint> checkpoints = report.engine().checkpoints();
+        assertEquals(settings.checkpoints() + 1, checkpoints.size());
+        assertEquals(settings.longRunCalls(), checkpoints.get(checkpoints.size() - 1).calls());
+        assertAll(checkpoints.stream().map(c -> () -> assertTrue(c.usedBytes() > 0, c.toString())));
+    }
+
+    @Test
+    void theAgentJarIsMeasured() {
+        assertTrue(report.agentJarBytes() > 0);
+        assertTrue(report.markdown().contains(String.format(Locale.ROOT, "%,d bytes", report.agentJarBytes())));
+    }
+
+    @Test
+    void everyTargetIsReportedWithAVerdict() {
+        String markdown = report.markdown();
+        assertAll(CostTargets.NAMES.stream().map(name -> () -> assertTrue(
+                markdown.contains("- **PASS** " + name) || markdown.contains("- **FAIL** " + name)
+                        || markdown.contains("- **NOT MEASURED** " + name),
+                "no verdict for " + name + " in\n" + markdown)));
+    }
+
+    @Test
+    void everyTableHasOneRowPerCell() {
+        String markdown = report.markdown();
+        assertEquals(report.happy().size(), rowsUnder(markdown, CostReport.HAPPY_HEADER));
+        assertEquals(report.startUp().size(), rowsUnder(markdown, CostReport.START_UP_HEADER));
+        assertEquals(report.engine().populations().size(), rowsUnder(markdown, CostReport.POPULATION_HEADER));
+    }
+
+    private static long rowsUnder(String markdown, String header) {
+        int start = markdown.indexOf(header);
+        assertTrue(start >= 0, "no table " + header);
+        return markdown.substring(start).lines().skip(2).takeWhile(line -> line.startsWith("|")).count();
+    }
+
+    private static List<StartUp.Run> concat(List<StartUp.Run> a, List<StartUp.Run> b) {
+        return Stream.concat(a.stream(), b.stream()).toList();
+    }
+}

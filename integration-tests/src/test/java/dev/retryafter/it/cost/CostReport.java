@@ -1,0 +1,236 @@
+package dev.retryafter.it.cost;
+
+import dev.retryafter.it.harness.Jdk;
+
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/** The run as Markdown: where it ran, the targets, then a table per part and how to read them. */
+record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMillis, double loadAtStart, double loadAtEnd,
+                  Path agentJar, long agentJarBytes, List<HappyPath.Cell> happy, List<StartUp.Cell> startUp,
+                  EngineCost.Result engine, List<CostTargets.Target> targets) {
+
+    static final String HAPPY_HEADER = "| client | threads | without (req/s) | with (req/s) | with / without "
+            + "| added per request (µs) | client CPU per request, without (µs) | with (µs) | runs the agent governed |";
+    static final String START_UP_HEADER = "| JDK | client | start → first response, without (ms) | with (ms) | added (ms) "
+            + "| start → main, without (ms) | with (ms) | process, start to exit, without (ms) | with (ms) | added (ms) "
+            + "| classes loaded, without | with |";
+    static final String POPULATION_HEADER = "| population | hosts | requests per host | retained (bytes) | per host (bytes) |";
+
+    String markdown() {
+        StringBuilder md = new StringBuilder();
+        header(md);
+        targets(md);
+        happyPath(md);
+        startUp(md);
+        memory(md);
+        legend(md);
+        return md.toString();
+    }
+
+    private void header(StringBuilder md) {
+        md.append("# Benchmark 2: cost of the agent (real time, real JVMs)\n\n");
+        line(md, "- Mode %s; run %s; %.1f s wall.", settings.mode(), startedAt.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME),
+                wallMillis / 1000.0);
+        line(md, "- Machine: %s %s, %d processors; load average %.2f at the start, %.2f at the end.", System.getProperty("os.name"),
+                System.getProperty("os.arch"), Runtime.getRuntime().availableProcessors(), loadAtStart, loadAtEnd);
+        line(md, "- Benchmark JVM, and the loopback server's on the same JDK: Java %s (%s).", System.getProperty("java.version"),
+                System.getProperty("java.runtime.version"));
+        for (Jdk jdk : Jdk.all()) {
+            line(md, "- Child %s: %s, at `%s`.", jdk, childVersion(jdk), jdk.java());
+        }
+        line(md, "- Agent jar: `%s`, %,d bytes (%.2f MiB); copied at the start, and every child JVM run from the copy.\n",
+                agentJar, agentJarBytes, agentJarBytes / 1048576.0);
+    }
+
+    /** The version a JDK's children reported, flagged when it is not the release the row is named for. */
+    private String childVersion(Jdk jdk) {
+        if (!jdk.isAvailable()) {
+            return "**JDK missing**: its rows were not measured";
+        }
+        String version = startUp.stream().filter(c -> c.jdk() == jdk && c.measured()).map(StartUp.Cell::version)
+                .findFirst().orElse(null);
+        if (version == null) {
+            return "no child ran on it";
+        }
+        int expected = Integer.parseInt(jdk.name().substring("JAVA_".length()));
+        boolean matches = Runtime.Version.parse(version).feature() == expected;
+        return "`" + version + "`" + (matches ? "" : " — **not Java " + expected + "**: set the JDK's home property");
+    }
+
+    private void targets(StringBuilder md) {
+        md.append("## Targets\n\n");
+        for (CostTargets.Target t : targets) {
+            line(md, "- **%s** %s: %s.", t.status().name().replace('_', ' '), t.name(), t.figure());
+            for (String miss : t.misses()) {
+                line(md, "  - %s", miss);
+            }
+        }
+        md.append('\n');
+    }
+
+    private void happyPath(StringBuilder md) {
+        md.append("## Happy path: throughput\n\n");
+        line(md, "Child JVMs on %s with `%s`; the agent's argument `%s`. %d round(s); each child JVM sends unmeasured "
+                        + "until its JIT has spent under %d ms compiling in the last second (%s), then for %.1f s measured. "
+                        + "Figures are medians over the rounds, with the lowest and highest in brackets; *with / without* "
+                        + "and *added* are taken round by round, each run against the one just before it.\n",
+                settings.loadJdk(), String.join(" ", HappyPath.JVM_ARGS), CostSettings.LOAD_AGENT_ARGUMENT, settings.rounds(),
+                HappyPathLoad.JIT_QUIET_BUDGET_MILLIS, warmUps(), settings.measureSeconds());
+        md.append(HAPPY_HEADER).append('\n');
+        md.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        for (HappyPath.Cell c : happy) {
+            if (!c.measured()) {
+                line(md, "| %s | %d | JDK missing | | | | | | |", c.client(), c.threads());
+                continue;
+            }
+            long governed = c.with().stream().filter(HappyPath.Run::governedAll).count();
+            line(md, "| %s | %d | %s | %s | %s | %s | %s | %s | %d of %d |", c.client(), c.threads(),
+                    spread(c.perSecond(c.without()), "%,.0f", 1), spread(c.perSecond(c.with()), "%,.0f", 1),
+                    spread(c.ratios(), "%.1f%%", 100), spread(c.addedMicros(), "%+.1f", 1),
+                    spread(c.cpuMicros(c.without()), "%.0f", 1), spread(c.cpuMicros(c.with()), "%.0f", 1),
+                    governed, c.with().size());
+        }
+        if (engine.measured()) {
+            line(md, "\nFor scale, the engine alone (no advice, no client; one thread, one host, the system clock) "
+                    + "takes %.2f µs a request let through: the part of the agent's cost the table cannot resolve from "
+                    + "the noise between runs.", engine.nanosPerRequest() / 1000);
+        }
+        md.append('\n');
+    }
+
+    /** The warm-ups' bounds and medians per arm, and how many ran into the upper bound with the JIT still busy. */
+    private String warmUps() {
+        List<HappyPath.Run> without = happy.stream().flatMap(c -> c.without().stream()).toList();
+        List<HappyPath.Run> with = happy.stream().flatMap(c -> c.with().stream()).toList();
+        long capped = Stream.concat(without.stream(), with.stream())
+                .filter(run -> run.warmUpMillis() >= 1000 * settings.mostWarmUpSeconds()).count();
+        return String.format(Locale.ROOT, "at least %.1f s, at most %.1f s; median %.1f s without the agent, %.1f s with; "
+                        + "%d of %d runs stopped at the most", settings.leastWarmUpSeconds(), settings.mostWarmUpSeconds(),
+                Stats.median(without.stream().map(run -> run.warmUpMillis() / 1000.0).toList()),
+                Stats.median(with.stream().map(run -> run.warmUpMillis() / 1000.0).toList()), capped,
+                without.size() + with.size());
+    }
+
+    private void startUp(StringBuilder md) {
+        md.append("## Start-up\n\n");
+        line(md, "A one-request program per client; the agent with no argument (every host on the defaults). %d measured "
+                        + "run(s) per JDK, client and arm, alternating without and with%s; medians.\n",
+                settings.startUpRuns(), settings.startUpWarmUps() > 0
+                        ? ", after " + settings.startUpWarmUps() + " unmeasured run(s) of each to warm the OS file cache" : "");
+        md.append(START_UP_HEADER).append('\n');
+        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        for (StartUp.Cell c : startUp) {
+            if (!c.measured()) {
+                line(md, "| %s | %s | JDK missing | | | | | | | | | |", c.jdk(), c.client());
+                continue;
+            }
+            line(md, "| %s | %s | %.0f | %.0f | %+.0f | %.0f | %.0f | %.0f | %.0f | %+.0f | %.0f | %.0f |", c.jdk(), c.client(),
+                    c.median(c.without(), StartUp.Run::toFirstResponseMillis), c.median(c.with(), StartUp.Run::toFirstResponseMillis),
+                    c.added(StartUp.Run::toFirstResponseMillis),
+                    c.median(c.without(), StartUp.Run::toMainMillis), c.median(c.with(), StartUp.Run::toMainMillis),
+                    c.median(c.without(), StartUp.Run::wallMillis), c.median(c.with(), StartUp.Run::wallMillis),
+                    c.added(StartUp.Run::wallMillis),
+                    c.median(c.without(), StartUp.Run::classes), c.median(c.with(), StartUp.Run::classes));
+        }
+        md.append('\n');
+    }
+
+    private void memory(StringBuilder md) {
+        md.append("## Memory\n\n");
+        if (!engine.measured()) {
+            line(md, "%s missing: not measured.\n", engine.jdk());
+            return;
+        }
+        line(md, "One child JVM on %s with `%s`; the engine from the agent jar on its class path, default policies, "
+                + "virtual time. Retained heap: heap in use after full collections, with a fresh engine and with its hosts.\n",
+                engine.jdk(), String.join(" ", EngineCost.JVM_ARGS));
+        md.append(POPULATION_HEADER).append('\n');
+        md.append("|---|--:|--:|--:|--:|\n");
+        for (EngineCost.Population p : engine.populations()) {
+            line(md, "| %s | %,d | %,d | %,d | %,.0f |", populationLabel(p), p.hosts(), p.requestsPerHost(), p.bytes(),
+                    p.bytesPerHost());
+        }
+        line(md, "\nLong run on one host, one request in %d refused first:\n", settings.refuseEvery());
+        md.append("| requests | heap in use (bytes) | since the first request | since the first checkpoint |\n");
+        md.append("|--:|--:|--:|--:|\n");
+        List<EngineCost.Checkpoint> checkpoints = engine.checkpoints();
+        for (EngineCost.Checkpoint c : checkpoints) {
+            line(md, "| %,d | %,d | %+,d | %s |", c.calls(), c.usedBytes(), c.usedBytes() - checkpoints.get(0).usedBytes(),
+                    c.calls() < checkpoints.get(1).calls() ? "—"
+                            : String.format(Locale.ROOT, "%+,d", c.usedBytes() - checkpoints.get(1).usedBytes()));
+        }
+        md.append('\n');
+    }
+
+    private String populationLabel(EngineCost.Population p) {
+        switch (p.name()) {
+            case "admitted":
+                return "admitted: each host answered 200";
+            case "refused":
+                return "refused: each host refused once (429, Retry-After: 0), then 200";
+            case "mixed":
+                return "**mixed: one host in " + settings.refusedEvery() + " refused once** (the target's)";
+            case "busy":
+                return "busy: one request in " + settings.refuseEvery() + " refused, histories full";
+            default:
+                return p.name();
+        }
+    }
+
+    private void legend(StringBuilder md) {
+        md.append("## Reading the figures\n\n");
+        md.append("- The loopback server is the JDK's `com.sun.net.httpserver.HttpServer` on 127.0.0.1, in a JVM of its own "
+                + "started once for the whole run (with `-Dsun.net.httpserver.nodelay=true`: without it every response "
+                + "waits about 40 ms on a delayed ACK), 4 handler threads, a " + LoopbackServer.BODY.length + "-byte body, "
+                + "keep-alive. It shares the machine's processors with the client, so throughput is of the pair.\n");
+        md.append("- *with / without*: how much of the throughput the agent keeps. *added per request*: how much longer "
+                + "each request took with the agent, from throughput (threads / requests a second); it can read below "
+                + "zero when the noise between two runs is larger than the cost.\n");
+        md.append("- *client CPU per request*: the client JVM's processor time in the measured window (its JIT and "
+                + "collector included) over the requests in it.\n");
+        md.append("- The warm-up waits for the JIT, not a fixed time. While this benchmark was being written, a fixed "
+                + "two seconds had runs measured while the JIT was still compiling on the other processor: a client "
+                + "then spent some half as much processor time again per request, yet often answered faster (probably "
+                + "because the processors then never went idle between a request and its response), and the agent, "
+                + "with more to compile, came out ahead by up to 12%. Those figures measured the JIT, not the agent.\n");
+        md.append("- *jdk, 4 threads*: the JDK client at 4 threads settles, JVM by JVM, at one of two speeds some 40% "
+                + "apart (about 10,000 and 14,500 requests a second where this was written), with and without the "
+                + "agent; its ratio is then mostly how often each arm landed on the slower, which a few rounds measure "
+                + "only roughly: from one run of this benchmark to the next it has read anywhere from 76% to 130%.\n");
+        md.append("- *runs the agent governed*: runs in which the agent's exit report counted every request the client "
+                + "made, warm-up included; a run short of that would not have measured the agent.\n");
+        md.append("- *start → first response* and *start → main* are read inside the child: the JVM's start time "
+                + "(`RuntimeMXBean.getStartTime()`, taken as the JVM initialises, before any agent runs) against the "
+                + "moment main began and the moment the first response was in. Without the agent, start → main is a "
+                + "few ms; with it, the difference is the agent's premain. *process, start to exit* is the parent's "
+                + "clock around the whole child process: the launcher, JVM exit and the agent's exit report included. "
+                + "For `jdk` it is some 300 ms longer than the first response even without the agent: the JVM waits "
+                + "that long at exit for the HttpClient's selector thread, blocked in native code.\n");
+        md.append("- *classes loaded*: loaded by the time the program ends; the difference is what the agent brings "
+                + "(its own classes, and Byte Buddy's, which rewrites the client's classes as they load).\n");
+        md.append("- A *tracked host* is one with state in the engine's store. Its history of recent successes grows "
+                + "with its traffic, up to 512 timestamps, so a busy host costs more than a quiet one; the target is "
+                + "judged on the mixed population, the busy one shows the bound.\n");
+        md.append("- The load average in the header is the whole machine's: when other work ran alongside, every "
+                + "figure is noisier, the alternating order spreading the disturbance over both arms.\n");
+    }
+
+    /** The median, and the range in brackets when there is more than one value. */
+    private static String spread(List<Double> values, String pattern, double scale) {
+        String median = String.format(Locale.ROOT, pattern, scale * Stats.median(values));
+        if (values.size() < 2) {
+            return median;
+        }
+        return String.format(Locale.ROOT, "%s (%s to %s)", median, String.format(Locale.ROOT, pattern, scale * Stats.min(values)),
+                String.format(Locale.ROOT, pattern, scale * Stats.max(values)));
+    }
+
+    private static void line(StringBuilder md, String pattern, Object... args) {
+        md.append(String.format(Locale.ROOT, pattern, args)).append('\n');
+    }
+}

@@ -1,0 +1,56 @@
+package dev.retryafter.it.cost;
+
+import dev.retryafter.it.harness.Jdk;
+
+import java.util.List;
+
+/**
+ * What one run of the cost benchmark covers.
+ *
+ * @param rounds         happy-path rounds; each runs every cell once without the agent, then once with it
+ * @param leastWarmUpSeconds per happy-path child JVM, before its measured window; it goes on while the JIT is busy,
+ *                       up to {@code mostWarmUpSeconds}
+ * @param startUpRuns    measured start-up runs per JDK, client and arm
+ * @param startUpWarmUps unmeasured start-up runs per JDK, client and arm first: the OS file cache
+ *                       warmed for the agent jar and the client jars alike
+ * @param hosts          hosts per memory population
+ * @param busyRequests   requests per host in the busy population
+ * @param longRunCalls   requests to one host in the long run
+ * @param checkpoints    heap checkpoints in the long run, after its first request
+ */
+record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Integer> threads, int rounds,
+                    double leastWarmUpSeconds, double mostWarmUpSeconds, double measureSeconds, List<Jdk> startUpJdks, List<String> startUpClients,
+                    int startUpRuns, int startUpWarmUps, int hosts, int refusedEvery, int busyRequests,
+                    long longRunCalls, int refuseEvery, int checkpoints) {
+
+    /**
+     * The agent's argument for the happy path: a concurrency cap no thread count here reaches (the
+     * default, 8, would not bind at 4 threads either), so the figure is the agent's cost alone.
+     * Everything else at its default.
+     */
+    static final String LOAD_AGENT_ARGUMENT = "default.max-concurrency=64";
+
+    /** One request in ten refused once: a scraper's hosts are mostly quiet, a few have pushed back. */
+    static final int REFUSED_EVERY = 10;
+    /** Past the 512 successes a host's history keeps, so the busy population is each host at its largest. */
+    static final int BUSY_REQUESTS = 600;
+    static final int REFUSE_EVERY = 100;
+
+    /**
+     * About six minutes on two cores, most of it the happy path's 32 child JVMs. Their warm-up is
+     * where the time goes: sharing two processors with the load and the server, the JIT takes five
+     * seconds or so to settle.
+     */
+    static CostSettings full() {
+        return new CostSettings("full", Jdk.JAVA_17, List.of(LoopbackClient.JDK, LoopbackClient.APACHE5), List.of(1, 4),
+                4, 2.0, 7.0, 2.0, Jdk.all(), LoopbackClient.ALL, 5, 1, 10_000, REFUSED_EVERY, BUSY_REQUESTS,
+                1_000_000, REFUSE_EVERY, 10);
+    }
+
+    /** Every part once, for seconds each, the warm-up fixed and short: the figures are only sanity-checked. */
+    static CostSettings smoke() {
+        return new CostSettings("smoke", Jdk.JAVA_17, List.of(LoopbackClient.JDK, LoopbackClient.APACHE5), List.of(1, 4),
+                1, 0.3, 0.3, 0.7, Jdk.all(), LoopbackClient.ALL, 1, 0, 1_000, REFUSED_EVERY, BUSY_REQUESTS,
+                100_000, REFUSE_EVERY, 5);
+    }
+}

@@ -1,0 +1,137 @@
+package dev.retryafter.it.cost;
+
+import dev.retryafter.it.harness.ChildJvm;
+import dev.retryafter.it.harness.Jdk;
+
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.DoubleBinaryOperator;
+import java.util.function.ToDoubleFunction;
+import java.util.stream.IntStream;
+
+/**
+ * Throughput on the happy path: a {@link HappyPathLoad} child JVM per client, thread count and arm,
+ * in rounds. Each round runs every cell without the agent and then with it, back to back, so drift
+ * on the machine (other processes, thermal limits) falls on both arms alike; each figure is then
+ * taken pair by pair, and the median over the rounds reported.
+ */
+final class HappyPath {
+
+    /** Both arms: the same fixed heap, so heap sizing is not a difference between them. */
+    static final List<String> JVM_ARGS = List.of("-Xms256m", "-Xmx256m");
+
+    private HappyPath() {
+    }
+
+    /** One child JVM's measured window, and how long its warm-up took. {@code agentCounted} is -1 without the agent. */
+    record Run(long warmUpMillis, long requests, long nanos, long cpuNanos, long total, long agentCounted) {
+
+        double perSecond() {
+            return requests * 1e9 / nanos;
+        }
+
+        double cpuMicrosPerRequest() {
+            return cpuNanos / 1000.0 / requests;
+        }
+
+        /** The agent counted every request the client made, warm-up included: it was attached and governed them all. */
+        boolean governedAll() {
+            return agentCounted == total;
+        }
+    }
+
+    /** A client at a thread count: its runs in round order, the i-th of each arm run back to back. No runs: the JDK is missing. */
+    record Cell(String client, int threads, List<Run> without, List<Run> with) {
+
+        boolean measured() {
+            return !without.isEmpty() && without.size() == with.size();
+        }
+
+        /** Throughput with over without, round by round. */
+        List<Double> ratios() {
+            return pairs(Run::perSecond, (with, without) -> with / without);
+        }
+
+        /**
+         * The time each request took longer with the agent, round by round: a thread's time per request
+         * is threads / throughput.
+         */
+        List<Double> addedMicros() {
+            return pairs(run -> threads * 1e6 / run.perSecond(), (with, without) -> with - without);
+        }
+
+        List<Double> perSecond(List<Run> arm) {
+            return arm.stream().map(Run::perSecond).toList();
+        }
+
+        List<Double> cpuMicros(List<Run> arm) {
+            return arm.stream().map(Run::cpuMicrosPerRequest).toList();
+        }
+
+        private List<Double> pairs(ToDoubleFunction<Run> figure, DoubleBinaryOperator withAgainstWithout) {
+            return IntStream.range(0, Math.min(without.size(), with.size()))
+                    .mapToObj(i -> withAgainstWithout.applyAsDouble(figure.applyAsDouble(with.get(i)),
+                            figure.applyAsDouble(without.get(i))))
+                    .toList();
+        }
+    }
+
+    /**
+     * One unmeasured run at the most threads, before anything is measured: the server's JIT warms on
+     * it, not on the first start-up runs or the first round.
+     */
+    static void warmUpServer(CostSettings settings, Snapshot snapshot, URI server) throws IOException, InterruptedException {
+        if (settings.loadJdk().isAvailable()) {
+            int maxThreads = settings.threads().stream().mapToInt(Integer::intValue).max().orElse(1);
+            load(settings, snapshot, server, settings.loadClients().get(0), maxThreads, false);
+        }
+    }
+
+    /** Every round. On a missing JDK, a loud line and cells without runs. */
+    static List<Cell> run(CostSettings settings, Snapshot snapshot, URI server) throws IOException, InterruptedException {
+        List<Cell> cells = new ArrayList<>();
+        for (String client : settings.loadClients()) {
+            for (int threads : settings.threads()) {
+                cells.add(new Cell(client, threads, new ArrayList<>(), new ArrayList<>()));
+            }
+        }
+        Jdk jdk = settings.loadJdk();
+        if (!jdk.isAvailable()) {
+            CostBenchmark.loud(jdk + " NOT FOUND at " + jdk.java() + ": the happy-path rows are marked JDK missing");
+            return cells;
+        }
+        for (int round = 1; round <= settings.rounds(); round++) {
+            for (Cell cell : cells) {
+                Run without = load(settings, snapshot, server, cell.client(), cell.threads(), false);
+                Run with = load(settings, snapshot, server, cell.client(), cell.threads(), true);
+                cell.without().add(without);
+                cell.with().add(with);
+                CostBenchmark.progress(String.format(Locale.ROOT, "happy path, round %d of %d: %s, %d thread(s): %.0f req/s without, %.0f with",
+                        round, settings.rounds(), cell.client(), cell.threads(), without.perSecond(), with.perSecond()));
+            }
+        }
+        return cells;
+    }
+
+    private static Run load(CostSettings settings, Snapshot snapshot, URI server, String client, int threads,
+                            boolean agent) throws IOException, InterruptedException {
+        ChildJvm jvm = ClientChild.jvm(snapshot, settings.loadJdk(), client);
+        JVM_ARGS.forEach(jvm::jvmArg);
+        if (agent) {
+            jvm.jvmArg(snapshot.javaagent(CostSettings.LOAD_AGENT_ARGUMENT));
+        }
+        long seconds = (long) Math.ceil(settings.mostWarmUpSeconds() + settings.measureSeconds());
+        ChildJvm.Result child = jvm.timeout(Duration.ofSeconds(seconds + 60))
+                .main(HappyPathLoad.class.getName(), client, server.toString(), Double.toString(settings.leastWarmUpSeconds()),
+                        Double.toString(settings.mostWarmUpSeconds()), Double.toString(settings.measureSeconds()),
+                        Integer.toString(threads))
+                .run();
+        ResultLine result = ResultLine.first(child, HappyPathLoad.RESULT);
+        return new Run(result.number("warmUpMillis"), result.number("requests"), result.number("nanos"), result.number("cpuNanos"), result.number("total"),
+                agent ? ClientChild.agentCounted(child, server) : -1);
+    }
+}
