@@ -19,12 +19,18 @@ final class AgentInstaller {
     private AgentInstaller() {
     }
 
+    /** All or nothing: if any step fails, what was installed is taken out again, and the failure thrown. */
     static void install(AgentConfig config, Instrumentation instrumentation) throws Exception {
         Logger log = AgentLog.logger();
         RetryEngine engine = RetryEngine.builder().policies(config.policies()).listener(new DecisionLog(log)).build();
         CallDepth depth = new CallDepth();
-        AgentHooks.install(new HookDispatcher(engine, depth, config.policies().defaults()));
-        ClientInstrumentation.install(instrumentation, AgentInstaller.class.getClassLoader());
+        AgentHooks.install(new HookDispatcher(engine, depth));
+        try {
+            ClientInstrumentation.install(instrumentation, AgentInstaller.class.getClassLoader());
+        } catch (Exception | Error e) {
+            AgentHooks.install(null); // any class already changed calls into hooks that now say "run the original"
+            throw e;
+        }
         Thread report = new Thread(() -> report(engine, config, log), "retry-after-agent-report");
         Runtime.getRuntime().addShutdownHook(report);
         log.info("on; policies from {}: {}", config.source(), config.policies());

@@ -2,7 +2,6 @@ package dev.retryafter.agent;
 
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.engine.Call;
-import dev.retryafter.agent.engine.Policy;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.BlockingRetryLoop;
 import dev.retryafter.agent.instrument.CallDepth;
@@ -23,14 +22,12 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     private final JdkSendAsync sendAsync;
     private final BlockingRetryLoop loop;
     private final CallDepth depth;
-    private final Policy defaults;
 
-    HookDispatcher(RetryEngine engine, CallDepth depth, Policy defaults) {
+    HookDispatcher(RetryEngine engine, CallDepth depth) {
         this.send = new JdkSend(engine, depth);
         this.sendAsync = new JdkSendAsync(engine, depth);
         this.loop = new BlockingRetryLoop(engine, depth);
         this.depth = depth;
-        this.defaults = defaults;
     }
 
     @Override
@@ -67,7 +64,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     @Override
     public Object guardRetryStrategy(Object strategy, Class<?> strategyType) {
         try {
-            return RetryStrategyGuard.guard(strategy, strategyType, depth, defaults);
+            return RetryStrategyGuard.guard(strategy, strategyType, depth);
         } catch (RuntimeException e) {
             AgentLog.failure("guarding a retry strategy", e);
             return strategy;

@@ -37,14 +37,15 @@ public final class RetryAfterAgent {
         } catch (ConfigException e) {
             AgentLog.logger().error("{}; the agent is off and the application runs unchanged", e.getMessage());
             return;
+        } catch (Throwable t) {
+            AgentLog.logger().error("could not read the agent argument '" + argument + "'; the agent is off and the application runs unchanged", t);
+            return;
         }
         if (!config.enabled()) {
             AgentLog.logger().info("off (enabled=false, from {}); no class is changed", config.source());
             return;
         }
         try {
-            // Byte Buddy's Nexus would reach for sun.misc.Unsafe, which Java 24 and later warn about.
-            System.setProperty("net.bytebuddy.nexus.disabled", "true");
             BootstrapInjector.inject(instrumentation);
             AgentInstaller.install(config, instrumentation);
             started = true;

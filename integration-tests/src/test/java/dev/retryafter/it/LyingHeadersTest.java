@@ -27,6 +27,8 @@ class LyingHeadersTest {
 
     static final long MIN_SLEEP = 300;
     static final long MAX_SLEEP = 1_500;
+ /** A wait can overrun max-sleep by the time a request takes and a busy machine's scheduling, not by more. */
+    static final long SLACK = 1_000;
     static final String POLICY = "default.min-sleep = " + MIN_SLEEP + "ms\n"
             + "default.max-sleep = " + MAX_SLEEP + "ms\n"
             + "default.window = 1s\n"
@@ -60,7 +62,8 @@ class LyingHeadersTest {
 
             assertEquals(RECORDS, run.fetched, () -> "every record arrives\n" + run);
             assertTrue(stats.refusals > 0, "the portal refused, so this test could fail: " + stats);
-            assertTrue((long) host.number("longestSleepMillis") <= MAX_SLEEP, () -> host + "\n" + run);
+            assertTrue(stats.longestGapBetweenOwnRequestsMillis <= MAX_SLEEP + SLACK,
+                    () -> "the scraper never waited past max-sleep, as the portal saw it: " + stats + "\n" + run);
             assertTrue(run.elapsedMillis < 30_000, () -> "no stall: " + run.elapsedMillis + " ms\n" + run);
             assertEquals("constant_overstated", host.text("category"), () -> host.toString());
         }

@@ -49,7 +49,9 @@ class RetryStrategiesTest {
             assertEquals(20, run.fetched, () -> "every record arrives\n" + run);
             assertTrue(stats.refusals > 0, "the portal refused, so this test could fail: " + stats);
             assertTrue(stats.shortestGapAfterAnyRefusalMillis >= MIN_SLEEP, () -> stats + "\n" + run);
-            assertTrue((long) host.number("longestSleepMillis") <= MAX_SLEEP, () -> host + "\n" + run);
+            assertTrue(stats.longestGapBetweenOwnRequestsMillis <= MAX_SLEEP + LyingHeadersTest.SLACK,
+                    () -> "never waited past max-sleep, as the portal saw it: " + stats + "\n" + run);
+            assertTrue(host.number("refusals") > 0, () -> host.toString());
             assertTrue(run.elapsedMillis < 30_000, () -> "no stall: " + run.elapsedMillis + " ms");
         }
     }

@@ -39,6 +39,9 @@ final class HostPattern {
                 throw new IllegalArgumentException("'" + entry + "' has a port outside 1-65535");
             }
         }
+        if (!bracketed && hostPart.indexOf(':') >= 0) {
+            throw new IllegalArgumentException("'" + entry + "' has an IPv6 address without brackets; write [::1] or [::1]:8080");
+        }
         boolean subdomains = hostPart.startsWith("*.");
         String host = subdomains ? hostPart.substring(1) : hostPart; // keeps the leading '.'
         if (host.isEmpty() || host.equals(".") || host.contains("*") || host.contains("/") || host.contains(" ")) {

@@ -38,14 +38,6 @@ public final class Policies implements PolicyLookup {
         return defaults;
     }
 
-    /** The named policies, in the order the file gives them. */
-    public List<Policy> named() {
-        List<Policy> named = new ArrayList<>();
-        for (Entry entry : entries) {
-            named.add(entry.policy);
-        }
-        return named;
-    }
 
     @Override
     public String toString() {

@@ -33,6 +33,8 @@ public final class Call {
     /** 1 while this call holds one of the host's permits; released exactly once, by whoever gets here first. */
     private volatile int permitHeld;
     private volatile boolean abandoned;
+    /** Sent and not yet answered: its permit is the exchange's to give back. */
+    private volatile boolean inFlight;
     private volatile CompletableFuture<Void> pendingPermit;
     private volatile CompletableFuture<Void> pendingDelay;
 
@@ -60,6 +62,7 @@ public final class Call {
                 } finally {
                     host.onWaited(wait, engine.now() - start);
                 }
+                failIfHeld(); // a hold that began while this caller waited is not waited out
             }
             failIfHeld();
         } catch (InterruptedException e) {
@@ -75,7 +78,8 @@ public final class Call {
 
     /**
      * The same turn as {@link #awaitTurn()}, without a thread waiting: the future completes when
-     * the attempt may be sent, or fails with {@link HostHeldException}.
+     * the attempt may be sent, or fails with {@link HostHeldException}. Every way out but going
+     * (held, abandoned, the agent failing) gives the permit back.
      */
     public CompletableFuture<Void> turn() {
         attempt++;
@@ -88,19 +92,23 @@ public final class Call {
         pendingPermit = permit;
         return permit.thenCompose(granted -> {
             permitHeld = 1;
-            if (abandoned) {
-                releasePermit(); // abandoned while the permit was on its way
-                throw new CancellationException();
-            }
+            failIfAbandoned();
             return waitAsync(host.reserveSlot(engine.now()));
         }).thenRun(() -> {
+            failIfAbandoned();
             HostHeldException heldNow = host.heldException(engine.now());
             if (heldNow != null) {
-                releasePermit();
-                engine.listener.onHeldRequest(host, heldNow);
                 throw new CompletionException(heldNow);
             }
             markSent();
+        }).whenComplete((went, failure) -> {
+            if (failure != null) {
+                releasePermit();
+                HostHeldException heldNow = heldIn(failure);
+                if (heldNow != null) {
+                    engine.listener.onHeldRequest(host, heldNow);
+                }
+            }
         });
     }
 
@@ -114,11 +122,20 @@ public final class Call {
         pendingDelay = delay;
         return delay.thenCompose(done -> {
             host.onWaited(wait, engine.now() - start);
+            failIfAbandoned();
+            HostHeldException held = host.heldException(engine.now());
+            if (held != null) {
+                throw new CompletionException(held); // a hold that began meanwhile is not waited out
+            }
             return waitAsync(host.rebookIfRefusedSince(engine.now()));
         });
     }
 
-    /** Gives up a turn in progress (the application cancelled): leaves the queue, cancels the wait, frees the permit. */
+    /**
+     * Gives up a turn in progress (the application cancelled, or completed the future itself): leaves
+     * the queue and cancels the wait. An attempt already sent keeps its permit until its exchange
+     * ends: the request is still in flight at the host.
+     */
     public void abandon() {
         abandoned = true;
         CompletableFuture<Void> permit = pendingPermit;
@@ -129,7 +146,9 @@ public final class Call {
         if (delay != null) {
             delay.cancel(false);
         }
-        releasePermit();
+        if (!inFlight) {
+            releasePermit();
+        }
     }
 
     /**
@@ -158,6 +177,7 @@ public final class Call {
 
     /** The attempt is over (answered or failed): its permit goes back. Safe to call twice. */
     public void endAttempt() {
+        inFlight = false;
         releasePermit();
     }
 
@@ -188,8 +208,20 @@ public final class Call {
     }
 
     private void markSent() {
+        inFlight = true;
         sentAt = engine.now();
         host.onSent(sentAt);
+    }
+
+    private void failIfAbandoned() {
+        if (abandoned) {
+            throw new CancellationException();
+        }
+    }
+
+    private static HostHeldException heldIn(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        return cause instanceof HostHeldException ? (HostHeldException) cause : null;
     }
 
     private void releasePermit() {

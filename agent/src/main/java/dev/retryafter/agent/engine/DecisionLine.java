@@ -53,7 +53,7 @@ public final class DecisionLine {
         int shown = Math.min(raw.length(), MAX_HEADER_CHARS);
         for (int i = 0; i < shown; i++) {
             char c = raw.charAt(i);
-            if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
+            if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == '"' || c == '\\') { // C0, DEL and C1: no terminal escapes
                 out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
             } else {
                 out.append(c);

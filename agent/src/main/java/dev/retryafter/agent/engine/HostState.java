@@ -103,7 +103,8 @@ public final class HostState {
 
     /**
      * After waiting for a booked moment: if a refusal came in meanwhile, the booking is void and the
-     * request books again behind it. Returns how much longer to wait; 0 to go now.
+     * request books again behind it. Returns how much longer to wait; 0 to go now. A hold that began
+     * meanwhile is not waited out: the caller checks for it first, and fails fast.
      */
     synchronized long rebookIfRefusedSince(long now) {
         return now < notBeforeMillis ? reserveSlot(now) : 0;
@@ -179,11 +180,13 @@ public final class HostState {
 
         if (category == Category.TRUTHFUL && header.isUsable() && header.millis() > policy.maxSleepMillis()
                 && longWaitClaim.confirmedBy(now + header.millis(), now)) {
-            holdUntilMillis = now + header.millis();
+            if (now >= holdUntilMillis) {
+                holds++; // a refusal in flight that confirms the same hold again does not count twice
+            }
+            holdUntilMillis = Math.max(holdUntilMillis, now + header.millis());
             holdReason = String.format(Locale.ROOT, "Retry-After named a moment %ds away, beyond max-sleep %ds, twice",
                     header.millis() / 1000, policy.maxSleepMillis() / 1000);
             notBeforeMillis = Math.max(notBeforeMillis, holdUntilMillis);
-            holds++;
             return new Decision(key, status, attempt, policy.maxAttempts(), header,
                     new Wait(header.millis(), Reason.HOLD_CONFIRMED, Wait.Bound.NONE), Decision.Outcome.HOLD,
                     category, holdUntilMillis, ceiling, newPace);
@@ -209,8 +212,9 @@ public final class HostState {
                 Long.MIN_VALUE, ceiling, newPace);
     }
 
+    /** Nothing would be lost by forgetting this host: no request in flight or waiting, no hold, no wait owed. */
     synchronized boolean isEvictable(long now) {
-        return now >= holdUntilMillis && permits.isIdle();
+        return now >= holdUntilMillis && now >= notBeforeMillis && permits.isIdle();
     }
 
     /** A consistent copy of what the report shows. */

@@ -57,16 +57,20 @@ public final class InMemoryHostStateStore implements HostStateStore {
             return;
         }
         long now = clock.millis();
-        List<HostState> idle = new ArrayList<>();
+        // Sorted on a copy of each host's last use: other threads move the live values during the sort.
+        List<long[]> idle = new ArrayList<>();
+        List<HostState> byIndex = new ArrayList<>();
         for (HostState state : states.values()) {
             if (state.isEvictable(now)) {
-                idle.add(state);
+                idle.add(new long[] {state.lastUsedMillis(), byIndex.size()});
+                byIndex.add(state);
             }
         }
-        idle.sort(Comparator.comparingLong(HostState::lastUsedMillis));
+        idle.sort(Comparator.comparingLong(entry -> entry[0]));
         int toDrop = Math.min(idle.size(), excess + maxHosts / 10);
         for (int i = 0; i < toDrop; i++) {
-            states.remove(idle.get(i).key(), idle.get(i));
+            HostState state = byIndex.get((int) idle.get(i)[1]);
+            states.remove(state.key(), state);
         }
     }
 }

@@ -11,18 +11,30 @@ final class LongWaitClaim {
     private long firstSeenAt = -1;
     private long firstEnd;
 
-    /** Records a claim that the host recovers at {@code end}; true when it confirms the first one. */
+    /** Delay-seconds round to whole seconds: a truthful host's named moment moves by less than this. */
+    private static final long ROUNDING_MILLIS = 1000;
+
+    /**
+     * Records a claim that the host recovers at {@code end}; true when it confirms the earlier one,
+     * which is then forgotten. A claim whose moment moved is a new claim: it replaces the old one, so
+     * a host held once can be held again for a later wait.
+     */
     boolean confirmedBy(long end, long now) {
-        if (firstSeenAt < 0) {
-            firstSeenAt = now;
-            firstEnd = end;
-            return false;
+        if (firstSeenAt >= 0) {
+            long elapsed = now - firstSeenAt;
+            long drift = Math.abs(end - firstEnd);
+            // A truthful end drifts by under a second; a constant header's end drifts by all the time that passed.
+            if (2 * drift + ROUNDING_MILLIS < elapsed) {
+                forget();
+                return true;
+            }
+            if (drift <= ROUNDING_MILLIS) {
+                return false; // the same moment, too soon to tell: keep the first sighting
+            }
         }
-        long elapsed = now - firstSeenAt;
-        long drift = Math.abs(end - firstEnd);
-        // Delay-seconds round to whole seconds, so a truthful end drifts by under a second; a constant
-        // header's end drifts by all the time that passed.
-        return 2 * drift + 1000 < elapsed;
+        firstSeenAt = now;
+        firstEnd = end;
+        return false;
     }
 
     void forget() {

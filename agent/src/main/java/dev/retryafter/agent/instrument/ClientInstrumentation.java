@@ -64,16 +64,25 @@ public final class ClientInstrumentation implements ClassFileTransformer {
             add(new Target("org.apache.http.impl.client." + client)
                     .advise(named("doExecute").and(takesArguments(3)), "apache4.ExecuteAdvice"));
         }
-        for (String holder : new String[] {"org.apache.http.impl.execchain.ServiceUnavailableRetryExec",
-                "org.apache.http.impl.client.AutoRetryHttpClient"}) {
-            add(new Target(holder).advise(isConstructor().and(takesArguments(2)), "apache4.RetryStrategyAdvice"));
-        }
+        // AutoRetryHttpClient (deprecated since 4.3) is not here: its retries run outside the client's doExecute.
+        add(new Target("org.apache.http.impl.execchain.ServiceUnavailableRetryExec")
+                .advise(isConstructor().and(takesArguments(2)), "apache4.RetryStrategyAdvice"));
     }
 
     /** Registers the transformer, and transforms the client classes already loaded, if any. */
     public static void install(Instrumentation instrumentation, ClassLoader agentLoader) throws UnmodifiableClassException {
         ClientInstrumentation transformer = new ClientInstrumentation(agentLoader);
         instrumentation.addTransformer(transformer, true);
+        try {
+            retransformLoaded(instrumentation, transformer);
+        } catch (UnmodifiableClassException | RuntimeException e) {
+            instrumentation.removeTransformer(transformer);
+            throw e;
+        }
+    }
+
+    private static void retransformLoaded(Instrumentation instrumentation, ClientInstrumentation transformer)
+            throws UnmodifiableClassException {
         List<Class<?>> loaded = new ArrayList<>();
         for (Class<?> type : instrumentation.getAllLoadedClasses()) {
             if (transformer.targets.containsKey(type.getName().replace('.', '/')) && instrumentation.isModifiableClass(type)) {

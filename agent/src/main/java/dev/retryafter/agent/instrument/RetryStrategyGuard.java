@@ -2,7 +2,6 @@ package dev.retryafter.agent.instrument;
 
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.engine.Call;
-import dev.retryafter.agent.engine.Policy;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -11,40 +10,37 @@ import java.lang.reflect.Proxy;
 
 /**
  * Stands in front of an Apache retry strategy (HttpClient 5's {@code HttpRequestRetryStrategy},
- * 4's {@code ServiceUnavailableRetryStrategy}, the default ones and an application's own) and
- * answers "no" when asked to retry a response whose status the agent governs. Those retries are
- * the agent's: left to the strategy they run beneath the agent's loop, honour {@code Retry-After}
- * with no ceiling (an hour, for one {@code 3600}), and multiply attempts. Retries after I/O errors,
- * and statuses the agent does not govern, stay the strategy's.
+ * 4's {@code ServiceUnavailableRetryStrategy}, the default ones and an application's own) and,
+ * while the agent governs the call, answers "no" when asked to retry a response whose status the
+ * agent governs. Those retries are the agent's: left to the strategy they run beneath the agent's
+ * loop, honour {@code Retry-After} with no ceiling (an hour, for one {@code 3600}), and multiply
+ * attempts. Outside a governed call (a request the agent could not take on), retries after I/O
+ * errors, and statuses the agent does not govern, everything stays the strategy's.
  */
 public final class RetryStrategyGuard implements InvocationHandler {
 
     private final Object strategy;
     private final CallDepth depth;
-    private final Policy defaults;
 
-    private RetryStrategyGuard(Object strategy, CallDepth depth, Policy defaults) {
+    private RetryStrategyGuard(Object strategy, CallDepth depth) {
         this.strategy = strategy;
         this.depth = depth;
-        this.defaults = defaults;
     }
 
     /** A proxy implementing {@code type}, defined in the strategy's own class loader. */
-    public static Object guard(Object strategy, Class<?> type, CallDepth depth, Policy defaults) {
+    public static Object guard(Object strategy, Class<?> type, CallDepth depth) {
         if (Proxy.isProxyClass(strategy.getClass()) && Proxy.getInvocationHandler(strategy) instanceof RetryStrategyGuard) {
             return strategy;
         }
-        return Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, new RetryStrategyGuard(strategy, depth, defaults));
+        return Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, new RetryStrategyGuard(strategy, depth));
     }
 
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-        if (isRetryOnResponse(method, args)) {
+        Call call = depth.current();
+        if (call != null && isRetryOnResponse(method, args)) {
             try {
-                int status = status(args[0]);
-                Call call = depth.current();
-                Policy policy = call != null ? call.host().policy() : defaults;
-                if (policy.isRefusal(status)) {
+                if (call.host().policy().isRefusal(status(args[0]))) {
                     return Boolean.FALSE;
                 }
             } catch (ReflectiveOperationException | RuntimeException e) {

@@ -19,6 +19,8 @@ import java.util.Locale;
 public final class DecisionLog implements DecisionListener {
 
     private final Logger log;
+    /** The hold each host was last logged for: one line per hold, not one per request it fails. */
+    private final java.util.concurrent.ConcurrentHashMap<String, Long> loggedHolds = new java.util.concurrent.ConcurrentHashMap<>();
 
     public DecisionLog(Logger log) {
         this.log = log;
@@ -48,6 +50,9 @@ public final class DecisionLog implements DecisionListener {
 
     @Override
     public void onHeldRequest(HostState host, HostHeldException failure) {
-        log.warn(failure.getMessage());
+        Long before = loggedHolds.put(host.key(), failure.untilMillis());
+        if (before == null || before != failure.untilMillis()) {
+            log.warn(failure.getMessage() + "; later requests fail the same way until then (counted in the report)");
+        }
     }
 }

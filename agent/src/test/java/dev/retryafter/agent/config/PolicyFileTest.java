@@ -95,6 +95,14 @@ class PolicyFileTest {
     }
 
     @Test
+    void bracketedIpv6WithAndWithoutPort() throws Exception {
+        AgentConfig config = read("policy.local.hosts = [::1]:8080, [fe80::1]\n");
+        assertEquals("local", config.policies().policyFor("[::1]", 8080).name());
+        assertEquals("default", config.policies().policyFor("[::1]", 8081).name());
+        assertEquals("local", config.policies().policyFor("[fe80::1]", 443).name());
+    }
+
+    @Test
     void theFirstMatchingPolicyWinsInFileOrder() throws Exception {
         AgentConfig config = read("policy.one.hosts = *.example.gov\n"
                 + "policy.two.hosts = data.example.gov\n");
@@ -139,6 +147,7 @@ class PolicyFileTest {
         assertTrue(error("default.category = honest\n").getMessage().contains("is not auto, truthful"));
         assertTrue(error("enabled = maybe\n").getMessage().contains("'maybe' is not true or false"));
         assertTrue(error("policy.p.hosts = a.gov:99999\n").getMessage().contains("port outside 1-65535"));
+        assertTrue(error("policy.p.hosts = ::1\n").getMessage().contains("IPv6 address without brackets"));
     }
 
     @Test

@@ -264,6 +264,26 @@ class CallTest {
     }
 
     @Test
+    void anAbandonedAttemptAlreadySentKeepsItsPermitUntilItsExchangeEnds() throws Exception {
+        RetryEngine engine = RetryEngine.builder().policies(PolicyLookup.everyHost(Policy.builder().maxConcurrency(1).build())).build();
+        Call sent = engine.open("portal.example", 443, true);
+        sent.turn().join();                  // the request is on its way
+        sent.abandon();                      // the application gave up on it
+        assertFalse(sent.host().permits().isIdle(), "still in flight at the host: the cap still counts it");
+        sent.endAttempt();                   // its exchange ended, aborted or answered
+        assertTrue(sent.host().permits().isIdle());
+
+        Call queued = engine.open("portal.example", 443, true);
+        Call holder = engine.open("portal.example", 443, true);
+        holder.turn().join();
+        CompletableFuture<Void> waiting = queued.turn();
+        queued.abandon();                    // never sent: its place in the queue goes at once
+        holder.endAttempt();
+        assertTrue(waiting.isCompletedExceptionally());
+        assertTrue(holder.host().permits().isIdle());
+    }
+
+    @Test
     void manyThreadsOnOneHostNeverExceedItsCap() throws Exception {
         int cap = 3;
         // Real time, with waits of a few milliseconds.
@@ -285,7 +305,7 @@ class CallTest {
                             call.awaitTurn();
                             int now = inFlight.incrementAndGet();
                             peak.accumulateAndGet(now, Math::max);
-                            Thread.yield();
+                            Thread.sleep(2); // a request takes a while: enough for others to pile up behind the cap
                             boolean refuse = requests.incrementAndGet() % 7 == 0;
                             inFlight.decrementAndGet();
                             call.onResponse(refuse ? 429 : 200, refuse ? "0" : null);

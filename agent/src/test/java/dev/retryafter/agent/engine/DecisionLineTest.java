@@ -24,5 +24,6 @@ class DecisionLineTest {
         assertTrue(quoted.startsWith("\"" + "x".repeat(64) + "...(100 chars)"), quoted);
         assertEquals("\"1\\u000d\\u000aSet-Cookie: a\"", DecisionLine.quoted("1\r\nSet-Cookie: a"));
         assertEquals("none", DecisionLine.quoted(null));
+        assertEquals("\"\\u009b31m\"", DecisionLine.quoted("\u009b31m"), "a C1 control introducer is escaped too");
     }
 }

@@ -55,6 +55,55 @@ class HoldTest {
     }
 
     @Test
+    void callersAlreadyWaitingWhenAHoldStartsFailFastInsteadOfSleepingThroughIt() throws Exception {
+        dev.retryafter.agent.testing.VirtualClock clock = new dev.retryafter.agent.testing.VirtualClock();
+        dev.retryafter.agent.testing.VirtualScheduler scheduler = new dev.retryafter.agent.testing.VirtualScheduler(clock);
+        // A paced host (one request every 100 s), so a second caller queues behind the first.
+        Policy paced = TRUTHFUL.toBuilder().startRatePerSecond(0.01).build();
+        RetryEngine engine = RetryEngine.builder().clock(clock).sleeper(clock).delays(scheduler).random(() -> 0.5)
+                .policies(PolicyLookup.everyHost(paced)).build();
+        long recoversAt = clock.millis() + 3_600_000;
+        Call first = engine.open("portal.example", 443, true);
+        first.turn().join();
+        first.onResponse(429, "3600");                         // a long claim: wait max-sleep to check it
+        first.endAttempt();
+        long refusedAt = clock.millis();
+        java.util.concurrent.CompletableFuture<Void> retry = first.turn();                    // at +300 s
+        clock.set(refusedAt + 250_000);
+        java.util.concurrent.CompletableFuture<Void> waiting = engine.open("portal.example", 443, true).turn(); // a slot after it
+        scheduler.run(refusedAt + 300_000);
+        assertTrue(retry.isDone() && !retry.isCompletedExceptionally());
+        assertFalse(waiting.isDone(), "queued behind the retry");
+        first.onResponse(429, Long.toString((recoversAt - clock.millis()) / 1000)); // the same moment again: hold
+        first.endAttempt();
+        assertEquals(Decision.Outcome.HOLD, first.lastDecision().outcome());
+
+        long heldAt = clock.millis();
+        scheduler.run(Long.MAX_VALUE);
+        assertTrue(waiting.isCompletedExceptionally(), "the caller queued before the hold fails fast too");
+        assertTrue(clock.millis() - heldAt <= paced.maxSleepMillis(), "at its next wake-up, not an hour later");
+        assertTrue(first.host().permits().isIdle(), "nobody holds a permit through the hold");
+    }
+
+    @Test
+    void aHostCanBeHeldAgainAfterAHoldEnds() throws Exception {
+        EngineFixture f = new EngineFixture(TRUTHFUL);
+        for (int round = 1; round <= 2; round++) {
+            long recoversAt = f.clock.millis() + 3_600_000;
+            Call call = f.engine.open("data.kingcounty.gov", 443, true);
+            call.awaitTurn();
+            assertTrue(call.onResponse(429, "3600"));
+            call.endAttempt();
+            call.awaitTurn();
+            assertFalse(call.onResponse(429, Long.toString((recoversAt - f.clock.millis()) / 1000)));
+            call.endAttempt();
+            assertEquals(Decision.Outcome.HOLD, call.lastDecision().outcome(), "round " + round);
+            f.clock.set(recoversAt + 1);                       // the hold ends; the host limits again at once
+        }
+        assertEquals(2, f.host().snapshot(f.clock.millis()).holds);
+    }
+
+    @Test
     void anHttpDateNamingTheSameMomentConfirmsTheHold() throws Exception {
         EngineFixture f = new EngineFixture(TRUTHFUL);
         String moment = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC)

@@ -32,10 +32,10 @@ public final class VirtualScheduler implements Delays {
         events.add(new Event(when, sequence++, task));
     }
 
-    /** Fires events until none is left, or until virtual time passes {@code deadline}. */
+    /** Fires events until none is left, or until the next would pass {@code deadline}; that one stays queued. */
     public void run(long deadline) {
-        Event next;
-        while ((next = events.poll()) != null && next.when <= deadline) {
+        while (!events.isEmpty() && events.peek().when <= deadline) {
+            Event next = events.poll();
             if (next.when > clock.millis()) {
                 clock.set(next.when);
             }

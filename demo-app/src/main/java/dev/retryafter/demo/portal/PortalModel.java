@@ -38,6 +38,7 @@ public final class PortalModel {
     private int admittedInWindow;
     private final PortalStats stats = new PortalStats();
     private final Map<String, Long> lastRefusalByWorker = new HashMap<>();
+    private final Map<String, Long> lastRequestByWorker = new HashMap<>();
     private long lastRefusal = Long.MIN_VALUE;
 
     /**
@@ -122,6 +123,10 @@ public final class PortalModel {
             Long refusedAt = lastRefusalByWorker.remove(worker);
             if (refusedAt != null) {
                 stats.noteGapAfterOwnRefusal(now - refusedAt);
+            }
+            Long previous = lastRequestByWorker.put(worker, now);
+            if (previous != null) {
+                stats.noteGapBetweenOwnRequests(now - previous);
             }
         }
     }

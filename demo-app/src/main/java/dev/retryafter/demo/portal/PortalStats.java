@@ -10,6 +10,11 @@ public final class PortalStats {
     public long shortestGapAfterAnyRefusalMillis = -1;
     /** The shortest time from a refusal to the same worker's next request; -1 if none. */
     public long shortestGapAfterOwnRefusalMillis = -1;
+    /**
+     * The longest time between two requests from the same worker: how long a client waited before
+     * coming back, measured at the portal. -1 until a worker has sent two.
+     */
+    public long longestGapBetweenOwnRequestsMillis = -1;
     /** The most requests the portal was handling at once (only an HTTP front counts this). */
     public int peakInFlight;
 
@@ -21,6 +26,10 @@ public final class PortalStats {
         shortestGapAfterOwnRefusalMillis = shortestGapAfterOwnRefusalMillis < 0 ? gap : Math.min(shortestGapAfterOwnRefusalMillis, gap);
     }
 
+    void noteGapBetweenOwnRequests(long gap) {
+        longestGapBetweenOwnRequestsMillis = Math.max(longestGapBetweenOwnRequestsMillis, gap);
+    }
+
     PortalStats copy() {
         PortalStats copy = new PortalStats();
         copy.requests = requests;
@@ -28,6 +37,7 @@ public final class PortalStats {
         copy.refusals = refusals;
         copy.shortestGapAfterAnyRefusalMillis = shortestGapAfterAnyRefusalMillis;
         copy.shortestGapAfterOwnRefusalMillis = shortestGapAfterOwnRefusalMillis;
+        copy.longestGapBetweenOwnRequestsMillis = longestGapBetweenOwnRequestsMillis;
         copy.peakInFlight = peakInFlight;
         return copy;
     }
@@ -35,7 +45,7 @@ public final class PortalStats {
     @Override
     public String toString() {
         return "requests=" + requests + " admitted=" + admitted + " refusals=" + refusals
-                + " gapAfterRefusal=" + shortestGapAfterAnyRefusalMillis + "ms ownGap=" + shortestGapAfterOwnRefusalMillis
+                + " gapAfterRefusal=" + shortestGapAfterAnyRefusalMillis + "ms ownGap=" + shortestGapAfterOwnRefusalMillis + "ms longestOwnGap=" + longestGapBetweenOwnRequestsMillis
                 + "ms peakInFlight=" + peakInFlight;
     }
 }

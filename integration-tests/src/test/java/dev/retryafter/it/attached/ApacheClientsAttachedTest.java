@@ -69,6 +69,38 @@ class ApacheClientsAttachedTest {
         }
     }
 
+    /** An application's own strategy that honours Retry-After literally, as its authors read the RFC. */
+    @Test
+    void anApplicationsOwnApache5StrategyIsGovernedToo() throws Exception {
+        org.apache.hc.client5.http.HttpRequestRetryStrategy literal = new org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy(
+                10, org.apache.hc.core5.util.TimeValue.ofSeconds(1)) {
+            @Override
+            public boolean retryRequest(org.apache.hc.core5.http.HttpResponse response, int execCount,
+                                        org.apache.hc.core5.http.protocol.HttpContext context) {
+                return execCount <= 10 && response.getCode() == 429;
+            }
+        };
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("3600"));
+             CloseableHttpClient client = HttpClients.custom().setRetryStrategy(literal).build()) {
+            long start = System.nanoTime();
+            int status = client.execute(new HttpGet(server.url("/records/1")), response -> response.getCode());
+            assertEquals(429, status);
+            assertEquals(3, server.requests(), "the agent's three attempts, not ten more beneath each");
+            assertTrue(System.nanoTime() - start < 10_000_000_000L, "no hour asleep on Retry-After: 3600");
+        }
+    }
+
+    /** A connection that dies is the client's to retry: the agent governs refusals, not I/O errors. */
+    @Test
+    void apache5sOwnRetryAfterAnIoErrorStaysItsOwn() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n == 0 ? Reply.hangUp() : Reply.ok());
+             CloseableHttpClient client = HttpClients.createDefault()) {
+            int status = client.execute(new HttpGet(server.url("/records/1")), response -> response.getCode());
+            assertEquals(200, status);
+            assertEquals(2, server.requests(), "Apache's default strategy resent the GET after the dropped connection");
+        }
+    }
+
     @Test
     void apache5sOwnStrategyDoesNotDoubleTheAttempts() throws Exception {
         try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("1"));

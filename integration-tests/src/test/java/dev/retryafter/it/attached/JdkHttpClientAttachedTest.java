@@ -85,6 +85,17 @@ class JdkHttpClientAttachedTest {
     }
 
     @Test
+    void aFutureTheApplicationTimesOutStopsTheRetriesToo() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("1"))) {
+            CompletableFuture<HttpResponse<String>> future = client.sendAsync(get(server), BodyHandlers.ofString())
+                    .orTimeout(300, TimeUnit.MILLISECONDS);
+            Thread.sleep(2_000);
+            assertTrue(future.isCompletedExceptionally());
+            assertEquals(1, server.requests(), "no retry after the application's own timeout");
+        }
+    }
+
+    @Test
     void aBodyThatCannotBeSentTwiceIsNotRetried() throws Exception {
         try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"))) {
             HttpRequest post = HttpRequest.newBuilder(URI.create(server.url("/upload"))).timeout(TIMEOUT)

@@ -34,6 +34,11 @@ public final class ScriptedServer implements AutoCloseable {
         public static Reply refused(String retryAfter) {
             return new Reply(429, retryAfter, 64);
         }
+
+        /** No response at all: the connection is closed, as a crashed or overloaded server does. */
+        public static Reply hangUp() {
+            return new Reply(-1, null, 0);
+        }
     }
 
     private final HttpServer server;
@@ -50,6 +55,10 @@ public final class ScriptedServer implements AutoCloseable {
         server.createContext("/", exchange -> {
             bodies.add(new String(exchange.getRequestBody().readAllBytes()));
             Reply reply = script.apply(requests.getAndIncrement());
+            if (reply.status < 0) {
+                exchange.close();
+                return;
+            }
             if (reply.retryAfter != null) {
                 exchange.getResponseHeaders().set("Retry-After", reply.retryAfter);
             }

@@ -5,9 +5,9 @@ import net.bytebuddy.asm.Advice;
 import org.apache.http.client.ServiceUnavailableRetryStrategy;
 
 /**
- * {@code new ServiceUnavailableRetryExec(next, strategy)} and {@code new AutoRetryHttpClient(client,
- * strategy)}: an application's own strategy (Maven's resolver installs one that honours
- * {@code Retry-After: 0} literally) is wrapped so that it never retries a status the agent governs.
+ * {@code new ServiceUnavailableRetryExec(next, strategy)}: an application's own strategy (Maven's
+ * resolver installs one that honours {@code Retry-After: 0} literally) is wrapped so that it never
+ * retries a status the agent governs, in a call the agent governs.
  * Inlined into a constructor of a version-50 class: calls only.
  */
 public final class RetryStrategyAdvice {

@@ -49,7 +49,7 @@ public final class ExecuteAdvice {
         try {
             EntityUtils.consume(response.getEntity());
             response.close();
-        } catch (IOException discarded) {
+        } catch (IOException | RuntimeException discarded) {
             // The connection is dropped instead of reused; the retry opens another.
         }
         AgentHooks.awaitRetry(call);

@@ -39,6 +39,9 @@ public final class JdkSend {
             while (true) {
                 try {
                     call.awaitTurn();
+                } catch (InterruptedException e) {
+                    Thread.interrupted(); // the JDK's send clears the flag when it throws: so does this one
+                    throw e;
                 } catch (RuntimeException e) {
                     AgentLog.failure("waiting for a java.net.http turn", e);
                 }

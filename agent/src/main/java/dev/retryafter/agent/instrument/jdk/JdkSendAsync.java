@@ -1,6 +1,8 @@
 package dev.retryafter.agent.instrument.jdk;
 
+import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.engine.Call;
+import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.CallDepth;
 
@@ -9,13 +11,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.PushPromiseHandler;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
  * {@code HttpClient.sendAsync}, governed: each retry is composed on the returned future, with
- * non-blocking waits, so no thread sits asleep. Cancelling the returned future stops the retries,
- * frees the call's place in the host's queue, and cancels the exchange in flight.
+ * non-blocking waits, so no thread sits asleep. Cancelling the returned future (or completing it,
+ * or timing it out) stops the retries, frees the call's place in the host's queue, and aborts the
+ * exchange in flight, whose permit goes back when it has ended.
  */
 public final class JdkSendAsync {
 
@@ -27,7 +31,7 @@ public final class JdkSendAsync {
         this.depth = depth;
     }
 
-    /** A future of the final response, or null to let the original method run. */
+    /** A future of the final response, or null to let the original method run (nothing was sent yet). */
     public CompletableFuture<? extends HttpResponse<?>> sendAsync(HttpClient client, HttpRequest request, BodyHandler<?> handler,
                                                                   PushPromiseHandler<?> pushPromises) {
         if (depth.isInside()) {
@@ -42,11 +46,16 @@ public final class JdkSendAsync {
         @SuppressWarnings("unchecked") // the application passed them together, so they agree on T
         PushPromiseHandler<T> typed = (PushPromiseHandler<T>) pushPromises;
         GovernedExchange<T> exchange = new GovernedExchange<>(client, request, handler, typed, call, depth);
+        exchange.whenComplete((response, failure) -> exchange.onCompleted());
         exchange.attempt();
         return exchange;
     }
 
-    /** The future the application holds: one attempt after another until a response is final. */
+    /**
+     * The future the application holds: one attempt after another until a response is final. It alone
+     * completes itself; any other completion (a cancel, {@code orTimeout}, {@code complete}) abandons
+     * the call and aborts the exchange in flight.
+     */
     private static final class GovernedExchange<T> extends CompletableFuture<HttpResponse<T>> {
         private final HttpClient client;
         private final HttpRequest request;
@@ -55,6 +64,7 @@ public final class JdkSendAsync {
         private final Call call;
         private final CallDepth depth;
         private volatile CompletableFuture<?> stage;
+        private volatile boolean finishedByExchange;
 
         GovernedExchange(HttpClient client, HttpRequest request, BodyHandler<T> handler, PushPromiseHandler<T> pushPromises,
                          Call call, CallDepth depth) {
@@ -67,15 +77,28 @@ public final class JdkSendAsync {
         }
 
         void attempt() {
-            CompletableFuture<Void> turn = call.turn();
+            CompletableFuture<Void> turn;
+            try {
+                turn = call.turn();
+            } catch (RuntimeException e) {
+                fallBack(e);
+                return;
+            }
             stage = turn;
             turn.whenComplete((granted, failure) -> {
-                if (failure != null) {
-                    completeExceptionally(unwrap(failure));
-                } else if (isDone()) {
-                    call.endAttempt(); // cancelled while waiting
-                } else {
-                    send();
+                if (failure == null) {
+                    if (isDone()) {
+                        call.endAttempt(); // completed by the application while the turn came
+                    } else {
+                        send();
+                    }
+                    return;
+                }
+                Throwable cause = unwrap(failure);
+                if (cause instanceof HostHeldException) {
+                    fail(cause);
+                } else if (!(cause instanceof CancellationException)) {
+                    fallBack(cause); // an abandoned turn's future is done already
                 }
             });
         }
@@ -88,35 +111,74 @@ public final class JdkSendAsync {
                 sent = pushPromises == null ? client.sendAsync(request, governed) : client.sendAsync(request, governed, pushPromises);
             } catch (RuntimeException | Error e) {
                 call.endAttempt();
-                completeExceptionally(e);
+                fail(e); // the client's own exception, as its sendAsync would have thrown it
                 return;
             } finally {
                 depth.restore(previous);
             }
             stage = sent;
+            if (isDone()) {
+                sent.cancel(true); // completed by the application while this was being sent
+            }
             sent.whenComplete((response, failure) -> {
                 call.endAttempt();
                 if (failure != null) {
-                    completeExceptionally(unwrap(failure));
+                    fail(unwrap(failure));
                 } else if (call.retryRequested() && !isDone()) {
                     attempt();
                 } else {
-                    complete(response);
+                    succeed(response);
                 }
             });
         }
 
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            boolean cancelled = super.cancel(mayInterruptIfRunning);
-            if (cancelled) {
+        /** Something inside the agent failed: the request goes out once more, as the client alone would send it. */
+        private void fallBack(Throwable agentFailure) {
+            AgentLog.failure("governing a java.net.http sendAsync", agentFailure);
+            call.endAttempt();
+            CompletableFuture<HttpResponse<T>> plain;
+            Call previous = depth.enter(call); // inside: the facade runs its own body
+            try {
+                plain = pushPromises == null ? client.sendAsync(request, handler) : client.sendAsync(request, handler, pushPromises);
+            } catch (RuntimeException | Error e) {
+                fail(e);
+                return;
+            } finally {
+                depth.restore(previous);
+            }
+            stage = plain;
+            plain.whenComplete((response, failure) -> {
+                if (failure != null) {
+                    fail(unwrap(failure));
+                } else {
+                    succeed(response);
+                }
+            });
+        }
+
+        private void succeed(HttpResponse<T> response) {
+            finishedByExchange = true;
+            complete(response);
+        }
+
+        /**
+         * Failures complete on the common pool: they may arrive on the agent's one delay thread, where
+         * the application's own stages must not run.
+         */
+        private void fail(Throwable failure) {
+            finishedByExchange = true;
+            defaultExecutor().execute(() -> completeExceptionally(failure));
+        }
+
+        /** Completed by anyone: if not by the exchange, give up the turn and abort what is in flight. */
+        void onCompleted() {
+            if (!finishedByExchange) {
                 call.abandon();
                 CompletableFuture<?> current = stage;
                 if (current != null) {
-                    current.cancel(mayInterruptIfRunning);
+                    current.cancel(true); // only true makes the JDK abort an exchange in flight
                 }
             }
-            return cancelled;
         }
 
         private static Throwable unwrap(Throwable failure) {
