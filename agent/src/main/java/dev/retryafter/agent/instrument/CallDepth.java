@@ -27,11 +27,11 @@ public final class CallDepth {
         return previous;
     }
 
+    /**
+     * Set to null rather than removed: every request passes here, and a removed entry is allocated
+     * again, weak reference and all, by the next. The agent is never unloaded, so nothing leaks.
+     */
     public void restore(Call previous) {
-        if (previous == null) {
-            current.remove();
-        } else {
-            current.set(previous);
-        }
+        current.set(previous);
     }
 }

@@ -7,6 +7,8 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Stands in front of an Apache retry strategy (HttpClient 5's {@code HttpRequestRetryStrategy},
@@ -37,8 +39,12 @@ public final class RetryStrategyGuard implements InvocationHandler {
 
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+        if (method.getDeclaringClass() == Object.class) {
+            return identity(proxy, method, args);
+        }
+        Route route = Route.of(method);
         Call call = depth.current();
-        if (call != null && isRetryOnResponse(method, args)) {
+        if (call != null && route.asksAboutAResponse) {
             try {
                 if (call.host().policy().isRefusal(status(args[0]))) {
                     return Boolean.FALSE;
@@ -48,32 +54,83 @@ public final class RetryStrategyGuard implements InvocationHandler {
             }
         }
         try {
-            return method.invoke(strategy, args);
+            return route.target.invoke(strategy, args);
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
     }
 
-    /** {@code retryRequest(HttpResponse, int, HttpContext)} in both versions. */
-    private static boolean isRetryOnResponse(Method method, Object[] args) {
-        return args != null && args.length == 3 && method.getName().equals("retryRequest")
-                && method.getParameterTypes()[0].getSimpleName().equals("HttpResponse");
+    /** The proxy is an object of its own: equal to itself alone, as the strategy it stands for is. */
+    private Object identity(Object proxy, Method method, Object[] args) {
+        switch (method.getName()) {
+            case "equals":
+                return proxy == args[0];
+            case "hashCode":
+                return System.identityHashCode(proxy);
+            default:
+                return toString();
+        }
     }
 
     /**
-     * How to read the status of a response class, found once per class: strategies are asked about
-     * every response, successes included, so this sits on the happy path.
+     * How a call on the interface reaches the strategy, worked out once per method: strategies are
+     * asked about every response, successes included, so this sits on the happy path.
      */
+    private static final class Route {
+        private static final ClassValue<Map<Method, Route>> BY_INTERFACE = new ClassValue<Map<Method, Route>>() {
+            @Override
+            protected Map<Method, Route> computeValue(Class<?> type) {
+                Map<Method, Route> routes = new HashMap<>();
+                for (Method method : type.getMethods()) {
+                    routes.put(method, new Route(method));
+                }
+                return routes;
+            }
+        };
+
+        /** The method with its access checks off, or the method itself where the JVM refuses. */
+        final Method target;
+        /** {@code retryRequest(HttpResponse, int, HttpContext)} in both versions. */
+        final boolean asksAboutAResponse;
+
+        private Route(Method method) {
+            target = accessibleCopy(method);
+            asksAboutAResponse = method.getName().equals("retryRequest") && method.getParameterCount() == 3
+                    && method.getParameterTypes()[0].getSimpleName().equals("HttpResponse");
+        }
+
+        static Route of(Method method) {
+            Route route = BY_INTERFACE.get(method.getDeclaringClass()).get(method);
+            return route != null ? route : new Route(method);
+        }
+    }
+
+    /**
+     * A copy with its access checks switched off, where the JVM allows; the original is shared (the
+     * proxy class keeps it), so it is left as it was. The original itself where the JVM refuses (a
+     * module that does not open its package): its checks then stay.
+     */
+    private static Method accessibleCopy(Method method) {
+        try {
+            Method copy = method.getDeclaringClass().getMethod(method.getName(), method.getParameterTypes());
+            copy.setAccessible(true);
+            return copy;
+        } catch (NoSuchMethodException | RuntimeException e) {
+            return method;
+        }
+    }
+
+    /** How to read the status of a response class, found once per class, for the same reason. */
     private static final ClassValue<Method[]> STATUS_READERS = new ClassValue<Method[]>() {
         @Override
         protected Method[] computeValue(Class<?> type) {
             Method code = publicMethod(type, "getCode");                          // HttpClient 5
             if (code != null) {
-                return new Method[] {code};
+                return new Method[] {accessibleCopy(code)};
             }
             Method statusLine = publicMethod(type, "getStatusLine");              // HttpClient 4
             Method statusCode = statusLine == null ? null : publicMethod(statusLine.getReturnType(), "getStatusCode");
-            return statusCode == null ? new Method[0] : new Method[] {statusLine, statusCode};
+            return statusCode == null ? new Method[0] : new Method[] {accessibleCopy(statusLine), accessibleCopy(statusCode)};
         }
     };
 
