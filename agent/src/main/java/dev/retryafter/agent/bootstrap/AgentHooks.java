@@ -59,16 +59,26 @@ public final class AgentHooks {
         return d == null ? null : d.begin(scheme, host, port, replayable);
     }
 
+    // The three below run for a call that began while the agent was on; it may have gone off since
+    // (a failed start rolls back): then the call ends as the client alone would end it.
+
     public static boolean shouldRetry(Object call, int status, String retryAfter) {
-        return dispatcher.shouldRetry(call, status, retryAfter);
+        Dispatcher d = dispatcher;
+        return d != null && d.shouldRetry(call, status, retryAfter);
     }
 
     public static void awaitRetry(Object call) throws IOException {
-        dispatcher.awaitRetry(call);
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.awaitRetry(call);
+        }
     }
 
     public static void failed(Object call) {
-        dispatcher.failed(call);
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.failed(call);
+        }
     }
 
     public static Object guardRetryStrategy(Object strategy, Class<?> strategyType) {

@@ -52,13 +52,19 @@ public final class AgentArguments {
                 }
             }
         }
-        String enabled = environment.get(ENABLED_VARIABLE);
-        if (enabled != null && !enabled.trim().isEmpty()) {
-            overrides.add(new PolicyFile.Line("environment variable", 0, ENABLED_VARIABLE, enabled));
+        AgentConfig config = file == null && overrides.isEmpty() ? AgentConfig.defaults() : PolicyFile.read(file, overrides);
+        return withEnvironment(config, environment.get(ENABLED_VARIABLE));
+    }
+
+    /** Applied last, over file and argument alike, whatever keys they hold. */
+    private static AgentConfig withEnvironment(AgentConfig config, String enabled) throws ConfigException {
+        if (enabled == null || enabled.trim().isEmpty()) {
+            return config;
         }
-        if (file == null && overrides.isEmpty()) {
-            return AgentConfig.defaults();
+        try {
+            return config.withEnabled(Values.bool(enabled), "environment variable " + ENABLED_VARIABLE);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("environment variable", 0, ENABLED_VARIABLE, e.getMessage());
         }
-        return PolicyFile.read(file, overrides);
     }
 }

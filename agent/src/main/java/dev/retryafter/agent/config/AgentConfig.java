@@ -22,6 +22,11 @@ public final class AgentConfig {
         return new AgentConfig(true, null, Policies.defaultsOnly(Policy.DEFAULTS), "defaults");
     }
 
+    /** The same, switched on or off by {@code switchedBy}, which the start-up line then names. */
+    AgentConfig withEnabled(boolean on, String switchedBy) {
+        return new AgentConfig(on, reportPath, policies, source + ", " + switchedBy);
+    }
+
     public boolean enabled() {
         return enabled;
     }

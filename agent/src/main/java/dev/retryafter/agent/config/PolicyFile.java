@@ -116,7 +116,7 @@ public final class PolicyFile {
         Map<String, Map<String, Line>> policyLines = new LinkedHashMap<>();
         for (Line line : byKey.values()) {
             String key = line.key;
-            if (key.equals(ENABLED) || key.equals(AgentArguments.ENABLED_VARIABLE)) {
+            if (key.equals(ENABLED)) {
                 enabled = read(line, () -> Values.bool(line.value));
             } else if (key.equals(REPORT)) {
                 report = line.value.isEmpty() ? null : line.value;

@@ -84,11 +84,6 @@ final class AdaptivePace {
         return refusedRate * (1 + (1 - headroom) * x * x * x);
     }
 
-    /** The rate last refused: the learned limit the curve returns to. */
-    double refusedRate() {
-        return refusedRate;
-    }
-
     private void restart(double rate, long now, long refusalCostMillis) {
         refusedRate = rate;
         epochMillis = now;

@@ -157,8 +157,8 @@ public final class Call {
      */
     public boolean onResponse(int status, String retryAfter) {
         long now = engine.now();
+        lastDecision = null;
         if (!host.policy().isRefusal(status)) {
-            lastDecision = null;
             // A 5xx that is not a refusal is a failure, not a sign of the limit; anything under 500 was let through.
             if (status < 500) {
                 CharacterisationChange change = host.onAdmitted(now, sentAt);
@@ -170,8 +170,10 @@ public final class Call {
         }
         RetryAfter header = RetryAfterParser.parse(retryAfter, now);
         Decision decision = host.onRefusal(now, sentAt, status, header, attempt, replayable, engine.random.getAsDouble());
-        lastDecision = decision;
         engine.listener.onRefusal(host, decision);
+        // Recorded only once told: a listener that throws makes the caller hand this response back,
+        // and retryRequested() must then agree with it.
+        lastDecision = decision;
         return decision.isRetry();
     }
 
@@ -189,10 +191,6 @@ public final class Call {
     /** The decision on the last response, or null when it was not a refusal. */
     public Decision lastDecision() {
         return lastDecision;
-    }
-
-    public int attempt() {
-        return attempt;
     }
 
     public HostState host() {

@@ -75,7 +75,7 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         instrumentation.addTransformer(transformer, true);
         try {
             retransformLoaded(instrumentation, transformer);
-        } catch (UnmodifiableClassException | RuntimeException e) {
+        } catch (UnmodifiableClassException | RuntimeException | Error e) { // a VerifyError included: nothing stays registered
             instrumentation.removeTransformer(transformer);
             throw e;
         }

@@ -211,6 +211,22 @@ class PolicyFileTest {
         Files.writeString(file, "enabled = true\n");
         assertFalse(AgentArguments.load(file.toString(), Map.of(AgentArguments.ENABLED_VARIABLE, "false")).enabled());
         assertFalse(AgentArguments.load(null, Map.of(AgentArguments.ENABLED_VARIABLE, "off")).enabled());
+        AgentConfig off = AgentArguments.load("config=" + file + ",enabled=true", Map.of(AgentArguments.ENABLED_VARIABLE, "false"));
+        assertFalse(off.enabled(), "whatever the argument says, and in whichever order");
+        assertTrue(off.source().contains("environment variable RETRY_AFTER_AGENT_ENABLED"), off.source());
+        assertTrue(AgentArguments.load("enabled=false", Map.of(AgentArguments.ENABLED_VARIABLE, "true")).enabled());
+    }
+
+    @Test
+    void theEnvironmentSwitchIsNoKeyOfTheFileOrTheArgument() throws Exception {
+        Path file = dir.resolve("sneaky.properties");
+        Files.writeString(file, "RETRY_AFTER_AGENT_ENABLED = true\nenabled = true\n");
+        ConfigException inFile = assertThrows(ConfigException.class,
+                () -> AgentArguments.load(file.toString(), Map.of(AgentArguments.ENABLED_VARIABLE, "false")));
+        assertTrue(inFile.getMessage().startsWith(file + ":1: RETRY_AFTER_AGENT_ENABLED"), inFile.getMessage());
+        ConfigException badValue = assertThrows(ConfigException.class,
+                () -> AgentArguments.load(null, Map.of(AgentArguments.ENABLED_VARIABLE, "maybe")));
+        assertTrue(badValue.getMessage().contains("RETRY_AFTER_AGENT_ENABLED"), badValue.getMessage());
     }
 
     @Test

@@ -14,6 +14,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -49,6 +53,32 @@ class ApacheClientsAttachedTest {
                 assertEquals(429, response.getStatusLine().getStatusCode());
             }
             assertEquals(1, server.requests());
+        }
+    }
+
+    /** As Apache's own waits do when interrupted: InterruptedIOException, the flag kept. */
+    @Test
+    void apache5AnInterruptEndsTheWaitWithTheFlagKept() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("1"));
+             CloseableHttpClient client = HttpClients.createDefault()) {
+            CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+            CompletableFuture<Boolean> flagAfterwards = new CompletableFuture<>();
+            Thread sender = new Thread(() -> {
+                try {
+                    client.execute(new HttpGet(server.url("/records/1")), response -> response.getCode());
+                    thrown.complete(null);
+                } catch (Exception e) {
+                    thrown.complete(e);
+                }
+                flagAfterwards.complete(Thread.currentThread().isInterrupted());
+            });
+            sender.start();
+            server.awaitRequests(1, Duration.ofSeconds(10)); // refused: the retry waits its sanitised second
+            sender.interrupt();
+            assertTrue(thrown.get(5, TimeUnit.SECONDS) instanceof InterruptedIOException, () -> "thrown: " + thrown.join());
+            assertEquals(true, flagAfterwards.get(5, TimeUnit.SECONDS));
+            sender.join(5_000);
+            assertEquals(1, server.requests(), "not retried after the interrupt");
         }
     }
 

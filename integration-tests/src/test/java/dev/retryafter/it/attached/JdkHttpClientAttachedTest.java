@@ -18,9 +18,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** java.net.http in this very JVM, which runs with the built agent attached (attached-policies.properties). */
@@ -76,8 +79,7 @@ class JdkHttpClientAttachedTest {
     void cancellingTheReturnedFutureStopsTheRetries() throws Exception {
         try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("1"))) {
             CompletableFuture<HttpResponse<String>> future = client.sendAsync(get(server), BodyHandlers.ofString());
-            Thread.sleep(300); // the first refusal is in, the retry waits its sanitised second
-            assertEquals(1, server.requests());
+            server.awaitRequests(1, TIMEOUT); // refused: the retry waits its sanitised second
             assertTrue(future.cancel(true));
             Thread.sleep(2_000);
             assertEquals(1, server.requests(), "no retry after the cancel");
@@ -87,11 +89,51 @@ class JdkHttpClientAttachedTest {
     @Test
     void aFutureTheApplicationTimesOutStopsTheRetriesToo() throws Exception {
         try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("1"))) {
-            CompletableFuture<HttpResponse<String>> future = client.sendAsync(get(server), BodyHandlers.ofString())
-                    .orTimeout(300, TimeUnit.MILLISECONDS);
+            CompletableFuture<HttpResponse<String>> future = client.sendAsync(get(server), BodyHandlers.ofString());
+            server.awaitRequests(1, TIMEOUT); // refused: the retry waits its sanitised second
+            future.orTimeout(100, TimeUnit.MILLISECONDS);
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> future.get(5, TimeUnit.SECONDS));
+            assertTrue(failed.getCause() instanceof TimeoutException, () -> "the application's own timeout: " + failed.getCause());
             Thread.sleep(2_000);
-            assertTrue(future.isCompletedExceptionally());
             assertEquals(1, server.requests(), "no retry after the application's own timeout");
+        }
+    }
+
+    /** As the JDK's own send does when interrupted: InterruptedException, the flag cleared. */
+    @Test
+    void anInterruptEndsTheWaitAndSendThrowsAsTheJdkDoes() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("1"))) {
+            CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+            CompletableFuture<Boolean> flagAfterwards = new CompletableFuture<>();
+            Thread sender = new Thread(() -> {
+                try {
+                    client.send(get(server), BodyHandlers.ofString());
+                    thrown.complete(null);
+                } catch (Exception e) {
+                    thrown.complete(e);
+                }
+                flagAfterwards.complete(Thread.currentThread().isInterrupted());
+            });
+            sender.start();
+            server.awaitRequests(1, TIMEOUT); // refused: the retry waits its sanitised second
+            sender.interrupt();
+            assertTrue(thrown.get(5, TimeUnit.SECONDS) instanceof InterruptedException, () -> "thrown: " + thrown.join());
+            assertEquals(false, flagAfterwards.get(5, TimeUnit.SECONDS));
+            sender.join(5_000);
+            assertEquals(1, server.requests(), "not retried after the interrupt");
+        }
+    }
+
+    /** The JDK refuses a null handler before sending anything; with the agent, still nothing is sent. */
+    @Test
+    void aNullHandlerIsTheJdksToRefuseAndNothingIsSent() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.ok())) {
+            HttpRequest post = HttpRequest.newBuilder(URI.create(server.url("/upload"))).timeout(TIMEOUT)
+                    .POST(HttpRequest.BodyPublishers.ofString("not twice, not once")).build();
+            assertThrows(NullPointerException.class, () -> client.send(post, null));
+            assertThrows(NullPointerException.class, () -> client.sendAsync(post, null));
+            Thread.sleep(300); // anything sent would have arrived by now
+            assertEquals(0, server.requests());
         }
     }
 

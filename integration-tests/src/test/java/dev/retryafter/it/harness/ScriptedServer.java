@@ -82,6 +82,17 @@ public final class ScriptedServer implements AutoCloseable {
         return requests.get();
     }
 
+    /** Until {@code count} requests have arrived; fails if they have not within {@code patience}. */
+    public void awaitRequests(int count, java.time.Duration patience) throws InterruptedException {
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (requests.get() < count) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(count + " requests expected within " + patience + "; " + requests.get() + " arrived");
+            }
+            Thread.sleep(5);
+        }
+    }
+
     @Override
     public void close() {
         server.stop(0);

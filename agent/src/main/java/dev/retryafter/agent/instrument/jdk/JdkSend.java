@@ -25,8 +25,8 @@ public final class JdkSend {
     /** The final response, or null to let the original method run (a nested call, or nothing to govern). */
     public HttpResponse<?> send(HttpClient client, HttpRequest request, BodyHandler<?> handler)
             throws IOException, InterruptedException {
-        if (depth.isInside()) {
-            return null;
+        if (depth.isInside() || request == null || handler == null) {
+            return null; // a null is the JDK's to refuse, at once, before anything is sent
         }
         Call call = JdkRequests.open(engine, request);
         return call == null ? null : loop(client, request, handler, call);

@@ -34,8 +34,8 @@ public final class JdkSendAsync {
     /** A future of the final response, or null to let the original method run (nothing was sent yet). */
     public CompletableFuture<? extends HttpResponse<?>> sendAsync(HttpClient client, HttpRequest request, BodyHandler<?> handler,
                                                                   PushPromiseHandler<?> pushPromises) {
-        if (depth.isInside()) {
-            return null;
+        if (depth.isInside() || request == null || handler == null) {
+            return null; // a null is the JDK's to refuse, at once, before anything is sent
         }
         Call call = JdkRequests.open(engine, request);
         return call == null ? null : start(client, request, handler, pushPromises, call);
