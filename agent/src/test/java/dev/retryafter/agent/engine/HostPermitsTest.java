@@ -70,6 +70,7 @@ class HostPermitsTest {
         }
         waiter.interrupt();
         waiter.join(5_000);
+        assertFalse(waiter.isAlive(), "the interrupt ended its wait");
         permits.release();
         assertTrue(permits.isIdle(), "the interrupted waiter must not hold or wait for a permit");
     }

@@ -68,8 +68,15 @@ class RetryStrategyGuardTest {
     void insideAGovernedCallEverythingElseStaysTheStrategys() {
         depth.enter(call());
         HttpClientContext context = HttpClientContext.create();
-        assertEquals(new DefaultHttpRequestRetryStrategy().retryRequest(refusal5(500), 1, context),
-                apache5.retryRequest(refusal5(500), 1, context), "a status the agent does not govern");
+        HttpRequestRetryStrategy retriesEveryStatus = (HttpRequestRetryStrategy) RetryStrategyGuard.guard(new DefaultHttpRequestRetryStrategy() {
+            @Override
+            public boolean retryRequest(org.apache.hc.core5.http.HttpResponse response, int execCount,
+                                        org.apache.hc.core5.http.protocol.HttpContext httpContext) {
+                return true;
+            }
+        }, HttpRequestRetryStrategy.class, depth);
+        assertTrue(retriesEveryStatus.retryRequest(refusal5(500), 1, context), "a status the agent does not govern");
+        assertFalse(retriesEveryStatus.retryRequest(refusal5(429), 1, context), "while one it governs stays the agent's");
         assertTrue(apache5.retryRequest(new BasicClassicHttpRequest("GET", "/"), new IOException("connection reset"), 1, context),
                 "a retry after an I/O error");
         assertFalse(apache5.retryRequest(new BasicClassicHttpRequest("GET", "/"), new SocketTimeoutException(), 1, context),
@@ -82,7 +89,7 @@ class RetryStrategyGuardTest {
     void theGuardIsAnObjectOfItsOwn() {
         assertTrue(apache5.equals(apache5));
         assertFalse(apache5.equals(apache4));
-        assertEquals(apache5.hashCode(), apache5.hashCode());
+        assertEquals(System.identityHashCode(apache5), apache5.hashCode());
         assertTrue(apache5.toString().contains("DefaultHttpRequestRetryStrategy"), apache5.toString());
     }
 
