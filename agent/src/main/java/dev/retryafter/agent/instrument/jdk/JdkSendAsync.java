@@ -104,17 +104,10 @@ public final class JdkSendAsync {
         }
 
         private void send() {
-            CompletableFuture<HttpResponse<T>> sent;
-            Call previous = depth.enter(call);
-            try {
-                GovernedBodyHandler<T> governed = new GovernedBodyHandler<>(handler, call);
-                sent = pushPromises == null ? client.sendAsync(request, governed) : client.sendAsync(request, governed, pushPromises);
-            } catch (RuntimeException | Error e) {
+            CompletableFuture<HttpResponse<T>> sent = sendInside(new GovernedBodyHandler<>(handler, call));
+            if (sent == null) {
                 call.endAttempt();
-                fail(e); // the client's own exception, as its sendAsync would have thrown it
                 return;
-            } finally {
-                depth.restore(previous);
             }
             stage = sent;
             if (isDone()) {
@@ -136,15 +129,9 @@ public final class JdkSendAsync {
         private void fallBack(Throwable agentFailure) {
             AgentLog.failure("governing a java.net.http sendAsync", agentFailure);
             call.endAttempt();
-            CompletableFuture<HttpResponse<T>> plain;
-            Call previous = depth.enter(call); // inside: the facade runs its own body
-            try {
-                plain = pushPromises == null ? client.sendAsync(request, handler) : client.sendAsync(request, handler, pushPromises);
-            } catch (RuntimeException | Error e) {
-                fail(e);
+            CompletableFuture<HttpResponse<T>> plain = sendInside(handler);
+            if (plain == null) {
                 return;
-            } finally {
-                depth.restore(previous);
             }
             stage = plain;
             plain.whenComplete((response, failure) -> {
@@ -154,6 +141,23 @@ public final class JdkSendAsync {
                     succeed(response);
                 }
             });
+        }
+
+        /**
+         * The client's own sendAsync, called inside this call, so the facade runs its own body; null
+         * when it threw, and then this future has failed with the client's exception, as its
+         * sendAsync would have thrown it.
+         */
+        private CompletableFuture<HttpResponse<T>> sendInside(BodyHandler<T> bodyHandler) {
+            Call previous = depth.enter(call);
+            try {
+                return pushPromises == null ? client.sendAsync(request, bodyHandler) : client.sendAsync(request, bodyHandler, pushPromises);
+            } catch (RuntimeException | Error e) {
+                fail(e);
+                return null;
+            } finally {
+                depth.restore(previous);
+            }
         }
 
         private void succeed(HttpResponse<T> response) {
