@@ -86,7 +86,9 @@ public final class Call {
         HostHeldException held = host.heldException(engine.now());
         if (held != null) {
             engine.listener.onHeldRequest(host, held);
-            return CompletableFuture.failedFuture(held);
+            CompletableFuture<Void> refused = new CompletableFuture<>(); // failedFuture is Java 9
+            refused.completeExceptionally(held);
+            return refused;
         }
         CompletableFuture<Void> permit = host.permits().acquire();
         pendingPermit = permit;
