@@ -26,17 +26,33 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Execution(ExecutionMode.CONCURRENT)
 class AttachToARunningJvmTest {
 
+    /**
+     * java.net.http where there is one, Apache 4 on Java 8. The attaching JVM here is the test's (17);
+     * an attacher that is itself a Java 8 JVM needs a JDK's {@code lib/tools.jar} on its class path.
+     */
     @ParameterizedTest(name = "{0}")
     @EnumSource(Jdk.class)
     void attachedLaterItGovernsTheClientAlreadyInUse(Jdk jdk) throws Exception {
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 1_000))) {
-            ChildJvm.Running app = new ChildJvm(jdk)
-                    .jvmArg("-XX:+EnableDynamicAgentLoading") // Java 21 and later warn without it
-                    .classpathEntry(TestClasspath.testClasses())
-                    .main("dev.retryafter.it.apps.AttachLaterApp", portal.baseUrl(), "12")
-                    .start();
-            String ready = app.awaitLine("READY", Duration.ofSeconds(30));
-            String pid = ready.split(" ")[1];
+            ChildJvm child = new ChildJvm(jdk).classpathEntry(TestClasspath.testClasses());
+            if (jdk.feature() >= 21) {
+                child.jvmArg("-XX:+EnableDynamicAgentLoading"); // 21 and later warn without it; 8 and 11 do not know it
+            }
+            if (jdk.supports("jdk")) {
+                child.main("dev.retryafter.it.apps.AttachLaterApp", portal.baseUrl(), "12");
+            } else {
+                child.classpath(name -> name.startsWith("httpclient-4") || name.startsWith("httpcore-4")
+                                || name.startsWith("commons-logging") || name.startsWith("commons-codec"))
+                        .main("dev.retryafter.it.apps.java8.AttachLaterApache4App", portal.baseUrl(), "12");
+            }
+            ChildJvm.Running app = child.start();
+            String pid;
+            try {
+                pid = app.awaitLine("READY", Duration.ofSeconds(60)).split(" ")[1];
+            } catch (AssertionError | RuntimeException e) {
+                app.process.destroyForcibly();
+                throw e;
+            }
 
             Path policy = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");
             Files.writeString(policy, LyingHeadersTest.POLICY);

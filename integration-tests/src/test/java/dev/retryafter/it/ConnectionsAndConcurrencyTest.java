@@ -36,7 +36,7 @@ class ConnectionsAndConcurrencyTest {
 
 
     @ParameterizedTest(name = "{1} on {0}")
-    @MethodSource("dev.retryafter.it.harness.Clients#onBothJdks")
+    @MethodSource("dev.retryafter.it.harness.Clients#onEveryJdk")
     void thePerHostConcurrencyCapHoldsAtTheServer(Jdk jdk, String client) throws Exception {
         int cap = 2;
         // A slow portal that never refuses: eight threads would have eight requests in flight.

@@ -24,7 +24,7 @@ class HoldTest {
 
 
     @ParameterizedTest(name = "{1} on {0}")
-    @MethodSource("dev.retryafter.it.harness.Clients#onBothJdks")
+    @MethodSource("dev.retryafter.it.harness.Clients#onEveryJdk")
     void aConfirmedWaitBeyondMaxSleepHoldsTheHost(Jdk jdk, String client) throws Exception {
         // Two requests per 30 s, and a truthful header: the third request is told to wait ~30 s.
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.TRUTHFUL, 2, 30_000))) {
@@ -40,7 +40,9 @@ class HoldTest {
             assertEquals(2 + 2, portal.stats().requests, "held requests never reach the network");
             assertEquals(1, (long) host.number("holds"));
             assertEquals(3, (long) host.number("heldRequests"));
-            assertTrue(run.elapsedMillis < 10_000, () -> "no 30 s sleep: " + run.elapsedMillis);
+            // What cannot happen, with room for a busy machine: sleeping the ~30 s the portal asked for.
+            // The counts above are the verdict; this only rules the sleep out.
+            assertTrue(run.elapsedMillis < 25_000, () -> "no 30 s sleep: " + run.elapsedMillis);
         }
     }
 }

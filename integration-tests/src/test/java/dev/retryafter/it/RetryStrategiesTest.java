@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RetryStrategiesTest {
 
     static Stream<Arguments> strategiesAndLies() {
-        return Jdk.all().stream().flatMap(jdk -> Stream.of(
+        return Jdk.all().stream().flatMap(jdk -> Stream.of( // Apache 4 and 5 run on every Java
                 Arguments.of(jdk, "apache4-literal", Behaviour.ALWAYS_ZERO),
                 Arguments.of(jdk, "apache4-literal", Behaviour.CONSTANT_OVERSTATED),
                 Arguments.of(jdk, "apache5-default", Behaviour.ALWAYS_ZERO),
@@ -52,7 +52,8 @@ class RetryStrategiesTest {
             assertTrue(stats.longestGapBetweenOwnRequestsMillis <= MAX_SLEEP + LyingHeadersTest.SLACK,
                     () -> "never waited past max-sleep, as the portal saw it: " + stats + "\n" + run);
             assertTrue(host.number("refusals") > 0, () -> host.toString());
-            assertTrue(run.elapsedMillis < 30_000, () -> "no stall: " + run.elapsedMillis + " ms");
+            assertTrue(host.number("longestSleepMillis") <= MAX_SLEEP, () -> "the agent never slept past max-sleep: " + host);
+            assertTrue(run.elapsedMillis < 120_000, () -> "no hour's stall: " + run.elapsedMillis + " ms");
         }
     }
 

@@ -4,6 +4,7 @@ import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
 import dev.retryafter.it.harness.ChildJvm;
+import dev.retryafter.it.harness.Clients;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.ScraperRun;
 import org.junit.jupiter.api.parallel.Execution;
@@ -54,11 +55,11 @@ class ToggleAndFailureTest {
     void enabledFalseBehavesLikeNoAgent(Jdk jdk) throws Exception {
         ScraperRun without;
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
-            without = ScraperRun.run(jdk, null, "jdk", portal.baseUrl(), RECORDS);
+            without = ScraperRun.run(jdk, null, Clients.plainOn(jdk), portal.baseUrl(), RECORDS);
             assertUnchanged(without, portal);
         }
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
-            ScraperRun off = ScraperRun.run(jdk, POLICY + "enabled = false\n", "jdk", portal.baseUrl(), RECORDS);
+            ScraperRun off = ScraperRun.run(jdk, POLICY + "enabled = false\n", Clients.plainOn(jdk), portal.baseUrl(), RECORDS);
             assertUnchanged(off, portal);
             assertEquals(without.fetched, off.fetched);
             assertEquals(without.refused, off.refused);
@@ -71,7 +72,7 @@ class ToggleAndFailureTest {
     void theEnvironmentSwitchesItOffWhateverTheFileSays(Jdk jdk) throws Exception {
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
             ChildJvm jvm = new ChildJvm(jdk).env("RETRY_AFTER_AGENT_ENABLED", "false");
-            ScraperRun off = ScraperRun.run(jvm, POLICY + "enabled = true\n", "jdk", portal.baseUrl(), RECORDS);
+            ScraperRun off = ScraperRun.run(jvm, POLICY + "enabled = true\n", Clients.plainOn(jdk), portal.baseUrl(), RECORDS);
             assertUnchanged(off, portal);
         }
     }
@@ -83,7 +84,7 @@ class ToggleAndFailureTest {
                 + "default.min-sleep = 300ms\n"
                 + "default.max-sleeep = 3s\n";
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
-            ScraperRun run = ScraperRun.run(jdk, broken, "jdk", portal.baseUrl(), RECORDS);
+            ScraperRun run = ScraperRun.run(jdk, broken, Clients.plainOn(jdk), portal.baseUrl(), RECORDS);
             assertUnchanged(run, portal);
             assertTrue(Pattern.compile("policies-\\d+\\.properties:3: default\\.max-sleeep: unknown key; did you mean default\\.max-sleep\\?")
                     .matcher(run.jvm.stderr).find(), () -> "the error names file, line and key\n" + run);
