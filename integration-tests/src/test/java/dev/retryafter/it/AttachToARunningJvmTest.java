@@ -1,5 +1,6 @@
 package dev.retryafter.it;
 
+import com.sun.tools.attach.AgentLoadException;
 import com.sun.tools.attach.VirtualMachine;
 import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
@@ -59,6 +60,12 @@ class AttachToARunningJvmTest {
             VirtualMachine vm = VirtualMachine.attach(pid);
             try {
                 vm.loadAgent(ChildJvm.agentJar().toString(), policy.toString());
+            } catch (AgentLoadException e) {
+                // A Java 8 JVM answers a loaded agent with "0", where 9 and later answer "return code: 0":
+                // the attach API of 9 and later reads that as a failure. Whether it loaded, the records tell.
+                if (!(jdk == Jdk.JAVA_8 && "0".equals(e.getMessage()))) {
+                    throw e;
+                }
             } finally {
                 vm.detach();
             }

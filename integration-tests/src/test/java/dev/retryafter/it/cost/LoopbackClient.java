@@ -66,7 +66,7 @@ interface LoopbackClient extends AutoCloseable {
         return !name.equals(JDK) || javaFeature >= 11;
     }
 
-    /** Built for Java 17, the rest of these for 8: loaded only when chosen. */
+    /** Built for Java 11, the rest of these for 8: loaded only when chosen. */
     static LoopbackClient jdk(URI url) {
         try {
             return (LoopbackClient) Class.forName("dev.retryafter.it.cost.JdkLoopbackClient")
