@@ -11,6 +11,7 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.regex.Pattern;
 
@@ -19,7 +20,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The agent switched off, or handed a broken policy file, leaves the application exactly as it was. */
+/**
+ * The agent switched off, or handed a broken policy file, leaves the application exactly as it was.
+ * The start-up paths (a broken file, a missing one) on every JDK; the switches on three.
+ */
 @Execution(ExecutionMode.CONCURRENT)
 class ToggleAndFailureTest {
 
@@ -34,7 +38,7 @@ class ToggleAndFailureTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Jdk.class)
+    @MethodSource("dev.retryafter.it.harness.Jdk#spread") // configuration, the same on every JVM
     void enabledFalseLeavesApache5sOwnRetriesAsTheyWere(Jdk jdk) throws Exception {
         long withoutAgent;
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 10, 60_000))) {
@@ -51,7 +55,7 @@ class ToggleAndFailureTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Jdk.class)
+    @MethodSource("dev.retryafter.it.harness.Jdk#spread") // configuration, the same on every JVM
     void enabledFalseBehavesLikeNoAgent(Jdk jdk) throws Exception {
         ScraperRun without;
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
@@ -68,7 +72,7 @@ class ToggleAndFailureTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Jdk.class)
+    @MethodSource("dev.retryafter.it.harness.Jdk#spread") // configuration, the same on every JVM
     void theEnvironmentSwitchesItOffWhateverTheFileSays(Jdk jdk) throws Exception {
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
             ChildJvm jvm = new ChildJvm(jdk).env("RETRY_AFTER_AGENT_ENABLED", "false");

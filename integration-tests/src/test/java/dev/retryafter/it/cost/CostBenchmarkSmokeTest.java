@@ -26,7 +26,7 @@ class CostBenchmarkSmokeTest {
     private static CostReport report;
 
     @BeforeAll
-    @Timeout(value = 300, unit = TimeUnit.SECONDS) // a hang, not slowness: CI runs it beside other tests on two cores
+    @Timeout(value = 900, unit = TimeUnit.SECONDS) // a hang, not slowness: CI runs it beside other tests on two cores, on five JDKs
     static void runTheSmokeBenchmark() throws Exception {
         // -Dtest selects this class in the agent-attached execution too, where it would only run again:
         // the agent in the test JVM plays no part in a benchmark of child JVMs.

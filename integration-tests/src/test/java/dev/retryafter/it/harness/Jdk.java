@@ -92,12 +92,19 @@ public enum Jdk {
         return Files.isExecutable(java()) && feature == installedFeature();
     }
 
-    /** Skips the calling test, with a banner on standard error, when this JDK is not installed. */
+    /**
+     * Skips the calling test, with a banner on standard error, when this JDK is not installed; fails
+     * it in CI ({@code CI=true}), where a JDK that went missing must not pass as a green run.
+     */
     public Path javaOrSkip() {
         if (!isAvailable()) {
+            boolean ci = "true".equals(System.getenv("CI"));
             System.err.println("\n!!!!!!!! " + this + " NOT FOUND at " + java() + " (found Java " + installedFeature()
-                    + "): tests on it are SKIPPED. Run .ci/install-jdks, or set -D" + property + "=<JDK " + feature
-                    + " home>, to run them. !!!!!!!!\n");
+                    + "): tests on it are " + (ci ? "FAILED (CI=true)" : "SKIPPED") + ". Run .ci/install-jdks, or set -D"
+                    + property + "=<JDK " + feature + " home>, to run them. !!!!!!!!\n");
+            if (ci) {
+                throw new AssertionError(this + " is not installed at " + java() + ", and CI=true");
+            }
         }
         assumeTrue(isAvailable(), this + " is not installed at " + java());
         return java();
@@ -138,6 +145,16 @@ public enum Jdk {
 
     public static List<Jdk> all() {
         return List.of(values());
+    }
+
+    /**
+     * The oldest, the build's own and the newest: for tests of what a client library or the agent's
+     * configuration does, which is the same on every JVM, so that five JDKs do not multiply them
+     * (every JDK still runs the tests of what the agent does to the JVM: loading, instrumenting,
+     * governing each client). {@code @MethodSource("dev.retryafter.it.harness.Jdk#spread")}.
+     */
+    public static List<Jdk> spread() {
+        return List.of(JAVA_8, JAVA_17, JAVA_25);
     }
 
     /** The JDKs {@code client} runs on. */
