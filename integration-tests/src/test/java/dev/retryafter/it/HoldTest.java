@@ -40,9 +40,10 @@ class HoldTest {
             assertEquals(2 + 2, portal.stats().requests, "held requests never reach the network");
             assertEquals(1, (long) host.number("holds"));
             assertEquals(3, (long) host.number("heldRequests"));
-            // What cannot happen, with room for a busy machine: sleeping the ~30 s the portal asked for.
-            // The counts above are the verdict; this only rules the sleep out.
-            assertTrue(run.elapsedMillis < 25_000, () -> "no 30 s sleep: " + run.elapsedMillis);
+            // No 30 s sleep, counted by the agent rather than timed: at a load average of 70 on two cores
+            // these six requests took 27 s of wall time with no sleep at all.
+            assertTrue(host.number("longestSleepMillis") <= 3_500, () -> "no sleep past max-sleep: " + host);
+            assertTrue(host.number("sleptMillis") < 30_000, () -> "no 30 s sleep: " + host);
         }
     }
 }
