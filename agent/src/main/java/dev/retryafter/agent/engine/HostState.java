@@ -1,6 +1,7 @@
 package dev.retryafter.agent.engine;
 
 import java.util.Locale;
+import java.util.concurrent.Executor;
 
 /**
  * Everything the engine knows about one host and port: when it may next be sent a request, its
@@ -44,10 +45,11 @@ public final class HostState {
     private long waitedMillis;
     private long longestWaitMillis;
 
-    public HostState(String key, Policy policy, long now) {
+    /** {@code handOvers} runs a permit hand-over that would otherwise recurse: see {@link HostPermits}. */
+    HostState(String key, Policy policy, long now, Executor handOvers) {
         this.key = key;
         this.policy = policy;
-        this.permits = new HostPermits(policy.maxConcurrency());
+        this.permits = new HostPermits(policy.maxConcurrency(), handOvers);
         this.limit = new LearnedLimit(policy.windowMillis());
         this.pace = new AdaptivePace(policy, now);
         this.lastUsedMillis = now;
@@ -212,9 +214,22 @@ public final class HostState {
                 Long.MIN_VALUE, ceiling, newPace);
     }
 
-    /** Nothing would be lost by forgetting this host: no request in flight or waiting, no hold, no wait owed. */
-    synchronized boolean isEvictable(long now) {
-        return now >= holdUntilMillis && now >= notBeforeMillis && permits.isIdle();
+    /**
+     * Retires this state if nothing would be lost by forgetting it: no request in flight or waiting
+     * for a permit, no hold, no wait owed. A retired state hands out no permit, so a call that looked
+     * it up just before goes back to the store and finds the one state that now stands for the host.
+     */
+    synchronized boolean retireIfIdle(long now) {
+        return now >= holdUntilMillis && now >= notBeforeMillis && permits.retireIfIdle();
+    }
+
+    boolean isRetired() {
+        return permits.isRetired();
+    }
+
+    /** A call took a permit here: the host is in use, whether or not the request goes out. */
+    void touch(long now) {
+        lastUsedMillis = Math.max(lastUsedMillis, now);
     }
 
     /** A consistent copy of what the report shows. */

@@ -19,6 +19,8 @@ public final class RetryEngine {
     final Delays delays;
     final DoubleSupplier random;
     final DecisionListener listener;
+    /** Where a permit hand-over goes that would otherwise recurse: after no delay, like any other wait's end. */
+    private final java.util.concurrent.Executor handOvers;
     private final PolicyLookup policies;
     private final HostStateStore store;
 
@@ -29,6 +31,7 @@ public final class RetryEngine {
         this.random = b.random;
         this.listener = b.listener;
         this.policies = b.policies;
+        this.handOvers = task -> delays.after(0).thenRun(task);
         this.store = b.store != null ? b.store : new InMemoryHostStateStore(InMemoryHostStateStore.DEFAULT_MAX_HOSTS, b.clock);
     }
 
@@ -38,9 +41,12 @@ public final class RetryEngine {
 
     /** A new request to {@code host:port}; {@code replayable} is false when its body cannot be sent twice. */
     public Call open(String host, int port, boolean replayable) {
-        String key = key(host, port);
-        HostState state = store.stateFor(key, k -> new HostState(k, policies.policyFor(lowerCase(host), port), clock.millis()));
-        return new Call(this, state, replayable);
+        return new Call(this, host, port, replayable);
+    }
+
+    /** The state that stands for {@code host:port} now, made on first use. */
+    HostState stateOf(String host, int port) {
+        return store.stateFor(key(host, port), k -> new HostState(k, policies.policyFor(lowerCase(host), port), clock.millis(), handOvers));
     }
 
     /** Every host tracked now. */
