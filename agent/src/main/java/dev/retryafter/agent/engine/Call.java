@@ -209,8 +209,12 @@ public final class Call {
             return false;
         }
         RetryAfter header = RetryAfterParser.parse(retryAfter, now);
-        Decision decision = state.onRefusal(now, sentAt, status, header, attempt, replayable, engine.random.getAsDouble());
+        HostState.Refused refused = state.onRefusal(now, sentAt, status, header, attempt, replayable, engine.random.getAsDouble());
+        Decision decision = refused.decision;
         engine.listener.onRefusal(state, decision);
+        if (refused.learned != null) {
+            engine.listener.onLearned(state, refused.learned);
+        }
         // Recorded only once told: a listener that throws makes the caller hand this response back,
         // and retryRequested() must then agree with it.
         lastDecision = decision;

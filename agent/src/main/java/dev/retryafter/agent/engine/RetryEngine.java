@@ -23,6 +23,7 @@ public final class RetryEngine {
     private final java.util.concurrent.Executor handOvers;
     private final PolicyLookup policies;
     private final HostStateStore store;
+    private final KnowledgeStore knowledge;
 
     private RetryEngine(Builder b) {
         this.clock = b.clock;
@@ -32,6 +33,7 @@ public final class RetryEngine {
         this.listener = b.listener;
         this.policies = b.policies;
         this.handOvers = task -> delays.after(0).thenRun(task);
+        this.knowledge = b.knowledge != null ? b.knowledge : new InMemoryKnowledgeStore();
         this.store = b.store != null ? b.store : new InMemoryHostStateStore(InMemoryHostStateStore.DEFAULT_MAX_HOSTS, b.clock);
     }
 
@@ -46,7 +48,12 @@ public final class RetryEngine {
 
     /** The state that stands for {@code host:port} now, made on first use. */
     HostState stateOf(String host, int port) {
-        return store.stateFor(key(host, port), k -> new HostState(k, policies.policyFor(lowerCase(host), port), clock.millis(), handOvers));
+        return store.stateFor(key(host, port), k -> new HostState(k, policies.policyFor(lowerCase(host), port), clock.millis(), handOvers, knowledge));
+    }
+
+    /** Where what the engine learns of each portal is kept. */
+    public KnowledgeStore knowledge() {
+        return knowledge;
     }
 
     /** Every host tracked now. */
@@ -84,6 +91,7 @@ public final class RetryEngine {
         private DecisionListener listener = DecisionListener.NoOp.INSTANCE;
         private PolicyLookup policies = PolicyLookup.everyHost(Policy.DEFAULTS);
         private HostStateStore store;
+        private KnowledgeStore knowledge;
 
         private Builder() {
         }
@@ -121,6 +129,12 @@ public final class RetryEngine {
 
         public Builder store(HostStateStore store) {
             this.store = Objects.requireNonNull(store);
+            return this;
+        }
+
+        /** Where knowledge of each portal is kept: in memory unless given (a file, or a store a fleet shares). */
+        public Builder knowledge(KnowledgeStore knowledge) {
+            this.knowledge = Objects.requireNonNull(knowledge);
             return this;
         }
 
