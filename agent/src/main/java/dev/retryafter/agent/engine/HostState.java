@@ -254,7 +254,7 @@ public final class HostState {
     public synchronized HostSnapshot snapshot(long now) {
         HostKnowledge known = knowledge();
         return new HostSnapshot(key, policy.name(), requests, refusals, retries, gaveUp, waitedMillis, longestWaitMillis,
-                Decide.categoryOf(policy, known), known.characterisation().medianRatio(),
+                Decide.categoryOf(policy, known), known.characterisation().rawMedianRatio(),
                 known.learnedCeiling().orElse(LearnedLimit.NONE), policy.windowMillis(),
                 AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests,
                 known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE);
