@@ -120,9 +120,12 @@ class StateFileTest {
             ChildJvm.Running writer = new ChildJvm(Jdk.JAVA_17).classpathEntry(ChildJvm.agentJar().toString())
                     .classpathEntry(TestClasspath.testClasses())
                     .main("dev.retryafter.it.apps.StateWriterApp", state.toString(), Integer.toString(hosts)).start();
-            writer.awaitLine("saved 1", Duration.ofSeconds(120));
-            writer.awaitLine("writing 2", Duration.ofSeconds(120));
-            Thread.sleep(40L * kill); // somewhere in the second write: encoding, writing the temporary file, renaming
+            // The third write is warm: how long one takes. The temporary file is written at the end of one.
+            String saved = writer.awaitLine("saved 3 in ", Duration.ofSeconds(120));
+            long saveMillis = Long.parseLong(saved.substring("saved 3 in ".length(), saved.indexOf(" ms")));
+            writer.awaitLine("writing 4", Duration.ofSeconds(120));
+            Thread.sleep(saveMillis * (80 + 8 * kill) / 100); // at 80%, 88% and 96% of the fourth write
+
             writer.process.destroyForcibly().waitFor();
             try (Stream<Path> left = Files.list(state.getParent())) {
                 // A temporary file left behind is a write the kill cut short; the state file itself is whole.

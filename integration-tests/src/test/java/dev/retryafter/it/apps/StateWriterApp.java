@@ -34,8 +34,9 @@ public final class StateWriterApp {
                 store.imposeNotBefore(host, now + 600_000);
             }
             System.out.println("writing " + write);
+            long start = System.nanoTime();
             store.save();
-            System.out.println("saved " + write);
+            System.out.println("saved " + write + " in " + (System.nanoTime() - start) / 1_000_000 + " ms");
         }
     }
 }
