@@ -66,6 +66,22 @@ public final class HostKnowledge implements Serializable {
         this.costsSinceMillis = costsSinceMillis;
     }
 
+    /**
+     * Knowledge as another store kept it (a file, Redis): every part optional, the streaks newest
+     * first (only the first {@link #MAX_STREAKS} are kept).
+     */
+    public static HostKnowledge of(OptionalLong notBefore, OptionalLong nextSlot, OptionalLong holdUntil, Optional<String> holdReason,
+                                   Optional<PaceSchedule> pace, OptionalLong paceLearnedAt, OptionalInt learnedCeiling,
+                                   Optional<OpenStreak> openStreak, List<FinishedStreak> finishedStreaks, OptionalLong costsSince) {
+        if (learnedCeiling.isPresent() && learnedCeiling.getAsInt() < 0) {
+            throw new IllegalArgumentException("a ceiling counts successes: 0 or more");
+        }
+        List<FinishedStreak> streaks = new ArrayList<>(finishedStreaks.subList(0, Math.min(MAX_STREAKS, finishedStreaks.size())));
+        return new HostKnowledge(notBefore.orElse(NO_MOMENT), nextSlot.orElse(NO_MOMENT), holdUntil.orElse(NO_MOMENT),
+                holdReason.orElse(null), pace.orElse(null), paceLearnedAt.orElse(NO_MOMENT), learnedCeiling.orElse(NO_CEILING),
+                openStreak.orElse(null), Collections.unmodifiableList(streaks), costsSince.orElse(NO_MOMENT));
+    }
+
     // ---- reading
 
     public int version() {

@@ -26,6 +26,16 @@ public final class OpenStreak implements Serializable {
         this.whilePaced = whilePaced;
     }
 
+    /** A streak as another store kept it. */
+    public static OpenStreak of(long startedAtMillis, OptionalLong headerMillis, long lastRefusedSentMillis, int refusals,
+                                boolean whilePaced) {
+        if (refusals < 1 || headerMillis.isPresent() && headerMillis.getAsLong() < 0) {
+            throw new IllegalArgumentException("an open streak has at least one refusal, and no negative header");
+        }
+        return new OpenStreak(startedAtMillis, headerMillis.orElse(ObservationWindow.NO_HEADER), lastRefusedSentMillis, refusals,
+                whilePaced);
+    }
+
     /** A refusal at {@code now} of a request sent at {@code sentAt} counted into this streak. */
     OpenStreak plus(long sentAt) {
         return new OpenStreak(startedAtMillis, headerMillis, Math.max(lastRefusedSentMillis, sentAt), refusals + 1, whilePaced);

@@ -208,6 +208,17 @@ abstract class KnowledgeStoreContract {
     }
 
     @Test
+    void knowledgeBuiltFromItsPartsMergesAsIfItsOperationsHadRun() throws Exception {
+        KnowledgeStore store = newStore();
+        HostKnowledge built = HostKnowledge.of(OptionalLong.of(T + 9_000), OptionalLong.empty(), OptionalLong.empty(),
+                Optional.empty(), Optional.of(new PaceSchedule(1.0, T, 120_000)), OptionalLong.of(T), OptionalInt.of(60),
+                Optional.of(OpenStreak.of(T + 100, OptionalLong.of(2_000), T + 100, 2, false)), List.of(), OptionalLong.empty());
+        store.merge(HOST, built);
+        assertEquals(built, store.read(HOST));
+        assertEquals(3, store.recordRefusal(HOST, T + 200, T + 200, OptionalLong.empty(), false).refusals());
+    }
+
+    @Test
     void theSnapshotHoldsEveryHostWritten() throws Exception {
         KnowledgeStore store = newStore();
         store.imposeNotBefore(HOST, T + 1);
