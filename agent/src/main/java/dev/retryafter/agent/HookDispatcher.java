@@ -8,8 +8,11 @@ import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
 import dev.retryafter.agent.instrument.jdk.JdkSend;
 import dev.retryafter.agent.instrument.jdk.JdkSendAsync;
+import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
+import dev.retryafter.agent.instrument.urlconnection.UrlConnectionExchanges;
 
 import java.io.IOException;
+import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandler;
@@ -22,12 +25,16 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     private final JdkSendAsync sendAsync;
     private final BlockingRetryLoop loop;
     private final CallDepth depth;
+    private final UrlConnectionExchanges urlConnections;
+    private final OkHttpCalls okhttp;
 
     HookDispatcher(RetryEngine engine, CallDepth depth) {
         this.send = new JdkSend(engine, depth);
         this.sendAsync = new JdkSendAsync(engine, depth);
         this.loop = new BlockingRetryLoop(engine, depth);
         this.depth = depth;
+        this.urlConnections = new UrlConnectionExchanges(engine, depth);
+        this.okhttp = new OkHttpCalls(engine, depth, loop);
     }
 
     @Override
@@ -69,5 +76,41 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
             AgentLog.failure("guarding a retry strategy", e);
             return strategy;
         }
+    }
+
+    @Override
+    public void urlConnectionConnect(Object connection, URL url, boolean replayable) throws IOException {
+        urlConnections.connect(connection, url, replayable);
+    }
+
+    @Override
+    public boolean urlConnectionRefused(Object connection, Object httpClient, URL url, int status, String retryAfter) {
+        return urlConnections.refused(connection, httpClient, url, status, retryAfter);
+    }
+
+    @Override
+    public void urlConnectionAwaitRetry(Object connection) throws IOException {
+        urlConnections.awaitRetry(connection);
+    }
+
+    @Override
+    public void urlConnectionDone(Object connectionOrClient) {
+        urlConnections.done(connectionOrClient);
+    }
+
+    @Override
+    public Object okhttpBegin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException {
+        return okhttp.begin(okCall, scheme, host, port, replayable);
+    }
+
+    @Override
+    public boolean okhttpEnqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable) {
+        return okhttp.enqueue(okCall, callback, scheme, host, port, replayable);
+    }
+
+    @Override
+    public boolean isGovernedRefusal(int status) {
+        Call call = depth.current();
+        return call != null && call.host().policy().isRefusal(status);
     }
 }
