@@ -20,7 +20,7 @@ public final class DemoOptions {
     int threads = 2;
     boolean withoutAgentToo = true;
 
-    /** {@code --client jdk --records 40 --threads 2 --agent PATH --policies PATH --java PATH --agent-only}. */
+    /** {@code --client jdk|jdk-async|apache5|apache4|urlconnection|okhttp|okhttp-async --records 40 --threads 2 --agent PATH --policies PATH --java PATH --agent-only}. */
     static DemoOptions parse(String[] args) throws IOException {
         DemoOptions options = new DemoOptions();
         for (int i = 0; i < args.length; i++) {
