@@ -89,6 +89,11 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     }
 
     @Override
+    public void urlConnectionRedirected(Object connection, URL url) throws IOException {
+        urlConnections.redirected(connection, url);
+    }
+
+    @Override
     public void urlConnectionAwaitRetry(Object connection) throws IOException {
         urlConnections.awaitRetry(connection);
     }
@@ -106,6 +111,11 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     @Override
     public boolean okhttpEnqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable) {
         return okhttp.enqueue(okCall, callback, scheme, host, port, replayable);
+    }
+
+    @Override
+    public void okhttpAsyncDone(Object okCall) {
+        okhttp.asyncDone(okCall);
     }
 
     @Override

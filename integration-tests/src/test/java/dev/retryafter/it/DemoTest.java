@@ -34,7 +34,7 @@ class DemoTest {
     private static final long MAX_SLEEP = DEMO_POLICY.maxSleepMillis();
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"jdk", "jdk-async", "apache5", "apache4"})
+    @ValueSource(strings = {"jdk", "jdk-async", "apache5", "apache4", "urlconnection", "okhttp"})
     void withTheAgentEveryPortalYieldsAllItsRecords(String client) throws Exception {
         List<DemoRun.Row> rows = Demo.run(options(client).withoutAgentToo(client.equals("jdk")));
         assertAll(rows.stream().filter(row -> row.withAgent).map(row -> () -> {

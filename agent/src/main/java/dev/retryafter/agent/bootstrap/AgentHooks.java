@@ -41,6 +41,9 @@ public final class AgentHooks {
         /** A final response inside the JDK's own loop: true when the agent will send it again. */
         boolean urlConnectionRefused(Object connection, Object httpClient, URL url, int status, String retryAfter);
 
+        /** The JDK's loop follows a redirect to {@code url}: to another host, the exchange becomes that host's, and waits for its turn. */
+        void urlConnectionRedirected(Object connection, URL url) throws IOException;
+
         /** The refused response went back to the keep-alive cache or was closed: waits for the next turn. */
         void urlConnectionAwaitRetry(Object connection) throws IOException;
 
@@ -52,6 +55,9 @@ public final class AgentHooks {
 
         /** OkHttp's {@code enqueue}: true when the agent enqueues it itself, once its turn has come. */
         boolean okhttpEnqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable);
+
+        /** An enqueued OkHttp call has run: a turn granted for it and never taken goes back. */
+        void okhttpAsyncDone(Object okCall);
 
         /** A status this thread's governed call retries itself: the client's own retry of it must not run beneath. */
         boolean isGovernedRefusal(int status);
@@ -120,6 +126,13 @@ public final class AgentHooks {
         return d != null && d.urlConnectionRefused(connection, httpClient, url, status, retryAfter);
     }
 
+    public static void urlConnectionRedirected(Object connection, URL url) throws IOException {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.urlConnectionRedirected(connection, url);
+        }
+    }
+
     public static void urlConnectionAwaitRetry(Object connection) throws IOException {
         Dispatcher d = dispatcher;
         if (d != null) {
@@ -142,6 +155,13 @@ public final class AgentHooks {
     public static boolean okhttpEnqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable) {
         Dispatcher d = dispatcher;
         return d != null && d.okhttpEnqueue(okCall, callback, scheme, host, port, replayable);
+    }
+
+    public static void okhttpAsyncDone(Object okCall) {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.okhttpAsyncDone(okCall);
+        }
     }
 
     public static boolean isGovernedRefusal(int status) {

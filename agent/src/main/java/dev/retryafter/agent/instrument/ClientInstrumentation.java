@@ -86,6 +86,8 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         for (String call : new String[] {"okhttp3.RealCall", "okhttp3.internal.connection.RealCall"}) {
             add(new Target(call).advise(named("enqueue").and(takesArguments(1)), "okhttp.EnqueueAdvice"));
         }
+        add(new Target("okhttp3.RealCall$AsyncCall").advise(named("execute").and(takesArguments(0)), "okhttp.AsyncDoneAdvice"));
+        add(new Target("okhttp3.internal.connection.RealCall$AsyncCall").advise(named("run").and(takesArguments(0)), "okhttp.AsyncDoneAdvice"));
     }
 
     /** Registers the transformer, and transforms the client classes already loaded, if any. */

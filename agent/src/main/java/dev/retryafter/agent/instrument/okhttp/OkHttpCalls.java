@@ -92,6 +92,14 @@ public final class OkHttpCalls {
         return true;
     }
 
+    /** The enqueued call has run: a granted turn its chain never took gives its permit back. */
+    public void asyncDone(Object okCall) {
+        Object turn = okCall == null ? null : granted.remove(okCall);
+        if (turn instanceof Call) {
+            ((Call) turn).endAttempt();
+        }
+    }
+
     /** {@code okhttp3.Call.enqueue}, through the public interface: the call's own class is not public in 3.x. */
     private static Method enqueueMethod(Object okCall) throws ReflectiveOperationException {
         for (Class<?> type = okCall.getClass(); type != null; type = type.getSuperclass()) {

@@ -10,7 +10,8 @@ import java.net.HttpURLConnection;
 
 /**
  * {@code followRedirect()}, which the JDK's loop inside {@code getInputStream} asks about every
- * response past authentication, before it hands anything to the application. When it says "no
+ * response past authentication, before it hands anything to the application. A redirect it followed
+ * to another host is that host's request: it waits for its turn there before the request is written. When it says "no
  * redirect" and the agent says "a refusal to send again", the advice does what a redirect to the
  * same URL needs and answers "yes": the loop then connects and writes the request again, buffered
  * body included. The refused body is closed first: the JDK skips what has arrived and returns the
@@ -30,6 +31,7 @@ public final class ResponseAdvice {
                      @Advice.FieldValue(value = "http", readOnly = false, typing = Assigner.Typing.DYNAMIC) Object http,
                      @Advice.FieldValue(value = "connected", readOnly = false) boolean connected) throws IOException {
         if (followed) {
+            AgentHooks.urlConnectionRedirected(connection, connection.getURL());
             return;
         }
         if (!AgentHooks.urlConnectionRefused(connection, http, connection.getURL(), connection.getResponseCode(),

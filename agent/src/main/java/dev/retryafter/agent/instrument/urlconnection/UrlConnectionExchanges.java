@@ -60,7 +60,7 @@ public final class UrlConnectionExchanges {
             AgentLog.failure("opening an HttpURLConnection call", e);
             return;
         }
-        Exchange exchange = new Exchange(call, connection, host, url.getPort() > 0 ? url.getPort() : url.getDefaultPort());
+        Exchange exchange = new Exchange(call, connection, url, replayable);
         awaitTurn(call);
         exchanges.put(connection, exchange);
         exchange.bound();
@@ -92,6 +92,34 @@ public final class UrlConnectionExchanges {
             exchange.bound();
         }
         return false;
+    }
+
+    /**
+     * The JDK followed a redirect, and has connected to where it leads but not yet written the request.
+     * To another host, the exchange becomes that host's: the old call is over (its 3xx was the answer),
+     * and the new one waits for its turn.
+     */
+    public void redirected(Object connection, URL url) throws IOException {
+        Exchange exchange = connection == null || url == null ? null : exchanges.get(connection);
+        if (exchange == null || exchange.isFor(url) || url.getHost() == null || url.getHost().isEmpty()) {
+            return;
+        }
+        Call next;
+        try {
+            next = engine.open(Endpoint.host(url.getHost()), Endpoint.port(url.getProtocol(), url.getPort()), exchange.replayable);
+        } catch (RuntimeException e) {
+            AgentLog.failure("opening an HttpURLConnection call", e);
+            return;
+        }
+        exchange.call.endAttempt();
+        exchange.moveTo(next, url);
+        try {
+            awaitTurn(next);
+        } catch (IOException e) {
+            done(connection);
+            throw e;
+        }
+        exchange.bound();
     }
 
     public void awaitRetry(Object connection) throws IOException {
@@ -133,6 +161,10 @@ public final class UrlConnectionExchanges {
         }
     }
 
+    private static int portOf(URL url) {
+        return url.getPort() > 0 ? url.getPort() : url.getDefaultPort();
+    }
+
     private ScheduledThreadPoolExecutor bounds() {
         ScheduledThreadPoolExecutor b = bounds;
         if (b == null) {
@@ -154,23 +186,31 @@ public final class UrlConnectionExchanges {
 
     /** One application request on one connection. Holds its keys weakly: they are the map's keys. */
     private final class Exchange {
-        final Call call;
+        volatile Call call;
         final WeakReference<Object> connection;
+        final boolean replayable;
         volatile WeakReference<Object> client;
-        final String host;
-        final int port;
+        private volatile String host;
+        private volatile int port;
         private ScheduledFuture<?> bound;
 
-        Exchange(Call call, Object connection, String host, int port) {
+        Exchange(Call call, Object connection, URL url, boolean replayable) {
             this.call = call;
             this.connection = new WeakReference<>(connection);
-            this.host = host;
-            this.port = port;
+            this.replayable = replayable;
+            this.host = url.getHost();
+            this.port = portOf(url);
         }
 
         boolean isFor(URL url) {
-            int urlPort = url.getPort() > 0 ? url.getPort() : url.getDefaultPort();
-            return host.equalsIgnoreCase(url.getHost()) && port == urlPort;
+            return host.equalsIgnoreCase(url.getHost()) && port == portOf(url);
+        }
+
+        /** A redirect to another host: the same exchange, that host's call. */
+        synchronized void moveTo(Call next, URL url) {
+            call = next;
+            host = url.getHost();
+            port = portOf(url);
         }
 
         /** Restarts the clock on the permit: the application has this long to move the exchange on. */
@@ -178,8 +218,9 @@ public final class UrlConnectionExchanges {
             if (bound != null) {
                 bound.cancel(false);
             }
+            Call current = call;
             try {
-                bound = bounds().schedule(call::endAttempt, UNFINISHED_BOUND_MILLIS, TimeUnit.MILLISECONDS);
+                bound = bounds().schedule(current::endAttempt, UNFINISHED_BOUND_MILLIS, TimeUnit.MILLISECONDS);
             } catch (RuntimeException e) {
                 AgentLog.failure("bounding an HttpURLConnection permit", e);
             }
