@@ -58,6 +58,15 @@ public final class Clients {
         return jvm;
     }
 
+    /** One client per adapter path: the libraries and other OkHttp majors run the same code as these. */
+    public static final List<String> ONE_PER_ADAPTER = List.of("jdk", "jdk-async", "apache5", "apache4",
+            "urlconnection", "okhttp", "okhttp-async");
+
+    /** {@link #ONE_PER_ADAPTER} on every JDK, for the slower scenarios. */
+    public static Stream<Arguments> onePerAdapterOnBothJdks() {
+        return Jdk.all().stream().flatMap(jdk -> ONE_PER_ADAPTER.stream().map(client -> Arguments.of(jdk, client)));
+    }
+
     /** Every governed client on every JDK: {@code @MethodSource("dev.retryafter.it.harness.Clients#onBothJdks")}. */
     public static Stream<Arguments> onBothJdks() {
         return Jdk.all().stream().flatMap(jdk -> GOVERNED.stream().map(client -> Arguments.of(jdk, client)));

@@ -2,6 +2,7 @@ package dev.retryafter.agent.instrument.okhttp;
 
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.engine.Call;
+import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.BlockingRetryLoop;
 import dev.retryafter.agent.instrument.CallDepth;
@@ -13,6 +14,7 @@ import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * OkHttp calls, governed. {@code execute()} runs the agent's loop on the caller's thread, as Apache's
@@ -24,7 +26,10 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class OkHttpCalls {
 
-    /** The enqueued call whose first turn has come, by OkHttp call; {@link #PASS} when the agent could not take a turn. */
+    /**
+     * By OkHttp call: the enqueued call's granted turn; the hold its turn met (thrown on the dispatcher
+     * thread, where OkHttp reports failures, and counted once); or {@link #PASS} when the agent could not take a turn.
+     */
     private final Map<Object, Object> granted = Collections.synchronizedMap(new WeakHashMap<Object, Object>());
     private static final Object PASS = new Object();
 
@@ -41,6 +46,9 @@ public final class OkHttpCalls {
     /** At {@code RetryAndFollowUpInterceptor}: the enqueued call's granted turn, or the blocking loop's begin. */
     public Call begin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException {
         Object turn = okCall == null ? null : granted.remove(okCall);
+        if (turn instanceof HostHeldException) {
+            throw (HostHeldException) turn;
+        }
         if (turn instanceof Call && !depth.isInside()) {
             depth.enter((Call) turn);
             return (Call) turn;
@@ -65,8 +73,8 @@ public final class OkHttpCalls {
             AgentLog.failure("opening an OkHttp enqueue", e);
             return false;
         }
-        if (turn.isDone() && !turn.isCompletedExceptionally()) {
-            granted.put(okCall, call); // no wait: OkHttp's own enqueue runs now
+        if (turn.isDone()) {
+            granted.put(okCall, outcome(turn, call)); // no wait: OkHttp's own enqueue runs now
             return false;
         }
         granted.put(okCall, PASS); // until the turn comes, a second enqueue is OkHttp's to refuse
@@ -80,8 +88,8 @@ public final class OkHttpCalls {
             return false;
         }
         turn.whenComplete((went, failure) -> {
-            // Failed (held, or the agent failing): OkHttp runs it and the loop decides there, held hosts failing fast.
-            granted.put(okCall, failure == null ? call : PASS);
+            // Failed (held, or the agent failing): OkHttp runs it, and its chain reports the hold, or runs unpaced.
+            granted.put(okCall, outcome(turn, call));
             try {
                 enqueue.invoke(okCall, callback);
             } catch (ReflectiveOperationException | RuntimeException e) {
@@ -90,6 +98,17 @@ public final class OkHttpCalls {
             }
         });
         return true;
+    }
+
+    private static Object outcome(CompletableFuture<Void> turn, Call call) {
+        try {
+            turn.join();
+            return call;
+        } catch (CompletionException e) {
+            return e.getCause() instanceof HostHeldException ? e.getCause() : PASS;
+        } catch (RuntimeException e) {
+            return PASS;
+        }
     }
 
     /** The enqueued call has run: a granted turn its chain never took gives its permit back. */
