@@ -8,6 +8,7 @@ import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.ClientInstrumentation;
+import dev.retryafter.agent.instrument.UngovernedClients;
 import dev.retryafter.agent.report.DecisionLog;
 import dev.retryafter.agent.report.ExitReport;
 import org.slf4j.Logger;
@@ -37,8 +38,9 @@ final class AgentInstaller {
         RetryEngine engine = builder.build();
         CallDepth depth = new CallDepth();
         AgentHooks.install(new HookDispatcher(engine, depth));
+        UngovernedClients ungoverned = new UngovernedClients();
         try {
-            ClientInstrumentation.install(instrumentation, AgentInstaller.class.getClassLoader());
+            ClientInstrumentation.install(instrumentation, AgentInstaller.class.getClassLoader(), ungoverned);
         } catch (Exception | Error e) {
             AgentHooks.install(null); // any class already changed calls into hooks that now say "run the original"
             throw e;
@@ -47,7 +49,7 @@ final class AgentInstaller {
             if (state != null) {
                 save(state, log); // first: the report is the one that may be slow
             }
-            report(engine, config, log);
+            report(engine, config, ungoverned, log);
         }, "retry-after-agent-report");
         Runtime.getRuntime().addShutdownHook(report);
         if (state != null) {
@@ -93,11 +95,19 @@ final class AgentInstaller {
         }
     }
 
-    private static void report(RetryEngine engine, AgentConfig config, Logger log) {
+    private static void report(RetryEngine engine, AgentConfig config, UngovernedClients ungoverned, Logger log) {
         try {
             List<HostSnapshot> snapshots = ExitReport.snapshots(engine.hosts(), engine.now());
+            boolean anyGoverned = false;
+            for (HostSnapshot snapshot : snapshots) {
+                anyGoverned |= snapshot.requests > 0;
+            }
+            String note = UngovernedClients.note(ungoverned.loaded(), anyGoverned);
+            if (note != null) {
+                log.warn(note);
+            }
             if (config.reportPath() != null) {
-                ExitReport.writeJson(config.reportPath(), snapshots, engine.now());
+                ExitReport.writeJson(config.reportPath(), snapshots, engine.now(), note);
                 log.info("report of {} hosts written to {}", snapshots.size(), config.reportPath());
             } else {
                 for (HostSnapshot snapshot : snapshots) {

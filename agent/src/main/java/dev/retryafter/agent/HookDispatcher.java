@@ -7,8 +7,11 @@ import dev.retryafter.agent.instrument.BlockingRetryLoop;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.JdkClientHooks;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
+import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
+import dev.retryafter.agent.instrument.urlconnection.UrlConnectionExchanges;
 
 import java.io.IOException;
+import java.net.URL;
 
 /**
  * The agent's side of {@link AgentHooks}: casts back to the types the hooks could not name, and routes;
@@ -20,11 +23,15 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     private final JdkClientHooks jdk;
     private final BlockingRetryLoop loop;
     private final CallDepth depth;
+    private final UrlConnectionExchanges urlConnections;
+    private final OkHttpCalls okhttp;
 
     HookDispatcher(RetryEngine engine, CallDepth depth) {
         this.jdk = JdkClientHooks.create(engine, depth);
         this.loop = new BlockingRetryLoop(engine, depth);
         this.depth = depth;
+        this.urlConnections = new UrlConnectionExchanges(engine, depth);
+        this.okhttp = new OkHttpCalls(engine, depth, loop);
     }
 
     @Override
@@ -65,5 +72,51 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
             AgentLog.failure("guarding a retry strategy", e);
             return strategy;
         }
+    }
+
+    @Override
+    public void urlConnectionConnect(Object connection, URL url, boolean replayable) throws IOException {
+        urlConnections.connect(connection, url, replayable);
+    }
+
+    @Override
+    public boolean urlConnectionRefused(Object connection, Object httpClient, URL url, int status, String retryAfter) {
+        return urlConnections.refused(connection, httpClient, url, status, retryAfter);
+    }
+
+    @Override
+    public void urlConnectionRedirected(Object connection, URL url) throws IOException {
+        urlConnections.redirected(connection, url);
+    }
+
+    @Override
+    public void urlConnectionAwaitRetry(Object connection) throws IOException {
+        urlConnections.awaitRetry(connection);
+    }
+
+    @Override
+    public void urlConnectionDone(Object connectionOrClient) {
+        urlConnections.done(connectionOrClient);
+    }
+
+    @Override
+    public Object okhttpBegin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException {
+        return okhttp.begin(okCall, scheme, host, port, replayable);
+    }
+
+    @Override
+    public boolean okhttpEnqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable) {
+        return okhttp.enqueue(okCall, callback, scheme, host, port, replayable);
+    }
+
+    @Override
+    public void okhttpAsyncDone(Object okCall) {
+        okhttp.asyncDone(okCall);
+    }
+
+    @Override
+    public boolean isGovernedRefusal(int status) {
+        Call call = depth.current();
+        return call != null && call.host().policy().isRefusal(status);
     }
 }

@@ -25,10 +25,6 @@ public final class DemoOptions {
     boolean withoutAgentToo = true;
 
     /**
-     * {@code --client jdk --records 40 --threads 2 --agent PATH --policies PATH --java PATH|8|11|17|21|25 --agent-only}.
-     * {@code --java} with a number finds that Java as the build does: {@code .ci/install-jdks}' cache for 8, 11 and 21.
-     */
-    /**
      * The {@code java} of a feature release: this JVM's if it is that release; else where
      * {@code .ci/install-jdks} puts 8, 11 and 21 ({@code $RETRY_AFTER_JDKS}, or
      * {@code ~/.cache/retry-after-agent/jdks}); else a JDK of the machine's in {@code /usr/lib/jvm}.
@@ -66,6 +62,11 @@ public final class DemoOptions {
         return environment;
     }
 
+    /**
+     * {@code --client jdk|jdk-async|apache5|apache4|urlconnection|okhttp|okhttp-async --records 40 --threads 2
+     * --agent PATH --policies PATH --java PATH|8|11|17|21|25 --agent-only}. {@code --java} with a number finds
+     * that Java as the build does: {@code .ci/install-jdks}' cache for 8, 11 and 21.
+     */
     static DemoOptions parse(String[] args) throws IOException {
         DemoOptions options = new DemoOptions();
         for (int i = 0; i < args.length; i++) {

@@ -36,7 +36,7 @@ class DemoTest {
     private static final long MAX_SLEEP = DEMO_POLICY.maxSleepMillis();
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"jdk", "jdk-async", "apache5", "apache4"})
+    @ValueSource(strings = {"jdk", "jdk-async", "apache5", "apache4", "urlconnection", "okhttp"})
     void withTheAgentEveryPortalYieldsAllItsRecords(String client) throws Exception {
         assertEveryPortalYieldsAllItsRecords(client, options(client).withoutAgentToo(client.equals("jdk")));
     }

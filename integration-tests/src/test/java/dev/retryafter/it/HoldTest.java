@@ -24,7 +24,7 @@ class HoldTest {
 
 
     @ParameterizedTest(name = "{1} on {0}")
-    @MethodSource("dev.retryafter.it.harness.Clients#onEveryJdk")
+    @MethodSource("dev.retryafter.it.harness.Clients#onePerAdapterOnEveryJdk")
     void aConfirmedWaitBeyondMaxSleepHoldsTheHost(Jdk jdk, String client) throws Exception {
         // Two requests per 30 s, and a truthful header: the third request is told to wait ~30 s.
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.TRUTHFUL, 2, 30_000))) {

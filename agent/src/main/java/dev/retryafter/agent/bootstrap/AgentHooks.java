@@ -1,6 +1,7 @@
 package dev.retryafter.agent.bootstrap;
 
 import java.io.IOException;
+import java.net.URL;
 
 /**
  * What instrumented client code calls. This class is defined by the bootstrap class loader, so
@@ -33,6 +34,33 @@ public final class AgentHooks {
 
         /** Wraps an Apache retry strategy so status retries the agent governs are the agent's alone. */
         Object guardRetryStrategy(Object strategy, Class<?> strategyType);
+
+        /** {@code HttpURLConnection} is about to connect: waits for the first attempt's turn, once per exchange. */
+        void urlConnectionConnect(Object connection, URL url, boolean replayable) throws IOException;
+
+        /** A final response inside the JDK's own loop: true when the agent will send it again. */
+        boolean urlConnectionRefused(Object connection, Object httpClient, URL url, int status, String retryAfter);
+
+        /** The JDK's loop follows a redirect to {@code url}: to another host, the exchange becomes that host's, and waits for its turn. */
+        void urlConnectionRedirected(Object connection, URL url) throws IOException;
+
+        /** The refused response went back to the keep-alive cache or was closed: waits for the next turn. */
+        void urlConnectionAwaitRetry(Object connection) throws IOException;
+
+        /** A connection (disconnect) or the JDK's own client for it (finished, closed): the exchange is over. */
+        void urlConnectionDone(Object connectionOrClient);
+
+        /** OkHttp's {@code RetryAndFollowUpInterceptor} begins: as {@link #begin}, or the async call whose turn came. */
+        Object okhttpBegin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException;
+
+        /** OkHttp's {@code enqueue}: true when the agent enqueues it itself, once its turn has come. */
+        boolean okhttpEnqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable);
+
+        /** An enqueued OkHttp call has run: a turn granted for it and never taken goes back. */
+        void okhttpAsyncDone(Object okCall);
+
+        /** A status this thread's governed call retries itself: the client's own retry of it must not run beneath. */
+        boolean isGovernedRefusal(int status);
     }
 
     private static volatile Dispatcher dispatcher;
@@ -84,5 +112,60 @@ public final class AgentHooks {
     public static Object guardRetryStrategy(Object strategy, Class<?> strategyType) {
         Dispatcher d = dispatcher;
         return d == null || strategy == null ? strategy : d.guardRetryStrategy(strategy, strategyType);
+    }
+
+    public static void urlConnectionConnect(Object connection, URL url, boolean replayable) throws IOException {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.urlConnectionConnect(connection, url, replayable);
+        }
+    }
+
+    public static boolean urlConnectionRefused(Object connection, Object httpClient, URL url, int status, String retryAfter) {
+        Dispatcher d = dispatcher;
+        return d != null && d.urlConnectionRefused(connection, httpClient, url, status, retryAfter);
+    }
+
+    public static void urlConnectionRedirected(Object connection, URL url) throws IOException {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.urlConnectionRedirected(connection, url);
+        }
+    }
+
+    public static void urlConnectionAwaitRetry(Object connection) throws IOException {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.urlConnectionAwaitRetry(connection);
+        }
+    }
+
+    public static void urlConnectionDone(Object connectionOrClient) {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.urlConnectionDone(connectionOrClient);
+        }
+    }
+
+    public static Object okhttpBegin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException {
+        Dispatcher d = dispatcher;
+        return d == null ? null : d.okhttpBegin(okCall, scheme, host, port, replayable);
+    }
+
+    public static boolean okhttpEnqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable) {
+        Dispatcher d = dispatcher;
+        return d != null && d.okhttpEnqueue(okCall, callback, scheme, host, port, replayable);
+    }
+
+    public static void okhttpAsyncDone(Object okCall) {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.okhttpAsyncDone(okCall);
+        }
+    }
+
+    public static boolean isGovernedRefusal(int status) {
+        Dispatcher d = dispatcher;
+        return d != null && d.isGovernedRefusal(status);
     }
 }

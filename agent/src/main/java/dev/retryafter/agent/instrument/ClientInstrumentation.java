@@ -47,9 +47,11 @@ public final class ClientInstrumentation implements ClassFileTransformer {
 
     private final Map<String, Target> targets = new HashMap<>();
     private final ClassFileLocator agentClasses;
+    private final UngovernedClients ungoverned;
 
-    private ClientInstrumentation(ClassLoader agentLoader) {
+    private ClientInstrumentation(ClassLoader agentLoader, UngovernedClients ungoverned) {
         this.agentClasses = ClassFileLocator.ForClassLoader.of(agentLoader);
+        this.ungoverned = ungoverned;
         add(new Target("jdk.internal.net.http.HttpClientFacade")
                 .advise(named("send").and(takesArguments(2)), "jdk.SendAdvice")
                 .advise(named("sendAsync").and(takesArguments(2)), "jdk.SendAsyncAdvice")
@@ -67,11 +69,36 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         // AutoRetryHttpClient (deprecated since 4.3) is not here: its retries run outside the client's doExecute.
         add(new Target("org.apache.http.impl.execchain.ServiceUnavailableRetryExec")
                 .advise(isConstructor().and(takesArguments(2)), "apache4.RetryStrategyAdvice"));
+        // HttpURLConnection, HttpsURLConnection's delegate included: the same methods from Java 8 to 25.
+        add(new Target("sun.net.www.protocol.http.HttpURLConnection")
+                .advise(named("plainConnect").and(takesArguments(0)), "urlconnection.ConnectAdvice")
+                .advise(named("followRedirect").and(takesArguments(0)), "urlconnection.ResponseAdvice")
+                .advise(named("disconnect").and(takesArguments(0)), "urlconnection.DisconnectAdvice"));
+        add(new Target("sun.net.www.http.HttpClient")
+                .advise(named("finished").and(takesArguments(0)).or(named("closeServer").and(takesArguments(0))),
+                        "urlconnection.ClientDoneAdvice"));
+        add(new Target("sun.net.www.protocol.https.HttpsClient")
+                .advise(named("closeServer").and(takesArguments(0)), "urlconnection.ClientDoneAdvice"));
+        // OkHttp 3.x names its call okhttp3.RealCall; 4.x and 5.x, okhttp3.internal.connection.RealCall.
+        add(new Target("okhttp3.internal.http.RetryAndFollowUpInterceptor")
+                .advise(named("intercept").and(takesArguments(1)), "okhttp.InterceptAdvice")
+                .advise(named("followUpRequest"), "okhttp.FollowUpAdvice"));
+        for (String call : new String[] {"okhttp3.RealCall", "okhttp3.internal.connection.RealCall"}) {
+            add(new Target(call).advise(named("enqueue").and(takesArguments(1)), "okhttp.EnqueueAdvice"));
+        }
+        add(new Target("okhttp3.RealCall$AsyncCall").advise(named("execute").and(takesArguments(0)), "okhttp.AsyncDoneAdvice"));
+        add(new Target("okhttp3.internal.connection.RealCall$AsyncCall").advise(named("run").and(takesArguments(0)), "okhttp.AsyncDoneAdvice"));
     }
 
     /** Registers the transformer, and transforms the client classes already loaded, if any. */
     public static void install(Instrumentation instrumentation, ClassLoader agentLoader) throws UnmodifiableClassException {
-        ClientInstrumentation transformer = new ClientInstrumentation(agentLoader);
+        install(instrumentation, agentLoader, new UngovernedClients());
+    }
+
+    /** As {@link #install(Instrumentation, ClassLoader)}, noting in {@code ungoverned} the clients it does not change. */
+    public static void install(Instrumentation instrumentation, ClassLoader agentLoader, UngovernedClients ungoverned)
+            throws UnmodifiableClassException {
+        ClientInstrumentation transformer = new ClientInstrumentation(agentLoader, ungoverned);
         instrumentation.addTransformer(transformer, true);
         try {
             retransformLoaded(instrumentation, transformer);
@@ -85,9 +112,11 @@ public final class ClientInstrumentation implements ClassFileTransformer {
             throws UnmodifiableClassException {
         List<Class<?>> loaded = new ArrayList<>();
         for (Class<?> type : instrumentation.getAllLoadedClasses()) {
-            if (transformer.targets.containsKey(type.getName().replace('.', '/')) && instrumentation.isModifiableClass(type)) {
+            String internalName = type.getName().replace('.', '/');
+            if (transformer.targets.containsKey(internalName) && instrumentation.isModifiableClass(type)) {
                 loaded.add(type);
             }
+            transformer.ungoverned.onLoaded(internalName); // attached late: what loaded before counts too
         }
         if (!loaded.isEmpty()) {
             instrumentation.retransformClasses(loaded.toArray(new Class<?>[0]));
@@ -100,6 +129,9 @@ public final class ClientInstrumentation implements ClassFileTransformer {
                             byte[] bytes) {
         Target target = internalName == null ? null : targets.get(internalName);
         if (target == null) {
+            if (internalName != null && beingRedefined == null) {
+                ungoverned.onLoaded(internalName);
+            }
             return null;
         }
         try {
@@ -119,7 +151,7 @@ public final class ClientInstrumentation implements ClassFileTransformer {
 
     /** For tests, without registering anything. */
     static ClientInstrumentation forTests(ClassLoader agentLoader) {
-        return new ClientInstrumentation(agentLoader);
+        return new ClientInstrumentation(agentLoader, new UngovernedClients());
     }
 
     /** The class names matched, for tests. */

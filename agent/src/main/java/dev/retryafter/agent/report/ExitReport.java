@@ -45,6 +45,11 @@ public final class ExitReport {
 
     /** Writes the JSON report through a temporary file, so a reader never sees half of one. */
     public static void writeJson(String path, List<HostSnapshot> snapshots, long now) throws IOException {
+        writeJson(path, snapshots, now, null);
+    }
+
+    /** As {@link #writeJson(String, List, long)}, with the line on ungoverned traffic, or null for none. */
+    public static void writeJson(String path, List<HostSnapshot> snapshots, long now, String ungoverned) throws IOException {
         Path target = Paths.get(path).toAbsolutePath();
         Path parent = target.getParent();
         if (parent != null) {
@@ -52,14 +57,23 @@ public final class ExitReport {
         }
         Path temporary = Files.createTempFile(parent, ".retry-after-report", ".tmp");
         try (Writer out = Files.newBufferedWriter(temporary, StandardCharsets.UTF_8)) {
-            out.write(json(snapshots, now));
+            out.write(json(snapshots, now, ungoverned));
         }
         Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     static String json(List<HostSnapshot> snapshots, long now) {
+        return json(snapshots, now, null);
+    }
+
+    static String json(List<HostSnapshot> snapshots, long now, String ungoverned) {
         StringBuilder json = new StringBuilder(256 + 400 * snapshots.size());
-        json.append("{\n  \"agent\": \"retry-after-agent\",\n  \"writtenAt\": \"").append(Instant.ofEpochMilli(now)).append("\",\n  \"hosts\": [");
+        json.append("{\n  \"agent\": \"retry-after-agent\",\n  \"writtenAt\": \"").append(Instant.ofEpochMilli(now)).append("\",\n  ");
+        if (ungoverned != null) {
+            field(json, "ungoverned", ungoverned, true);
+            json.append(",\n  ");
+        }
+        json.append("\"hosts\": [");
         for (int i = 0; i < snapshots.size(); i++) {
             HostSnapshot s = snapshots.get(i);
             json.append(i == 0 ? "\n" : ",\n").append("    {");

@@ -39,6 +39,9 @@ class ClientInstrumentationTest {
             "org.apache.hc.client5.http.impl.classic.InternalHttpClient",
             "org.apache.hc.client5.http.impl.classic.MinimalHttpClient",
             "org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec",
+            "okhttp3.internal.http.RetryAndFollowUpInterceptor",
+            "okhttp3.internal.connection.RealCall",
+            "okhttp3.internal.connection.RealCall$AsyncCall",
     })
     void aClientClassIsAdvisedAndStillVerifies(String className) throws Exception {
         byte[] original = bytes(className, here);
@@ -53,10 +56,26 @@ class ClientInstrumentationTest {
         Class.forName(className, true, defined.getClassLoader());
     }
 
+    /** java.base's own: advised as the JVM would hand them over (they cannot be defined again here to verify). */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {
+            "sun.net.www.protocol.http.HttpURLConnection",
+            "sun.net.www.http.HttpClient",
+            "sun.net.www.protocol.https.HttpsClient",
+    })
+    void aJdkClientClassIsAdvised(String className) throws Exception {
+        byte[] transformed = instrumentation.transform(null, className, bytes(className, null));
+        assertNotNull(transformed, "advised");
+        assertTrue(new String(transformed, java.nio.charset.StandardCharsets.ISO_8859_1).contains("dev/retryafter/agent/bootstrap/AgentHooks"),
+                "calls into the hooks");
+    }
+
     @Test
     void everyTargetIsNamedAsTheClientsNameIt() {
         assertTrue(instrumentation.classNames().contains("jdk.internal.net.http.HttpClientFacade"));
-        assertEquals(8, instrumentation.classNames().size());
+        assertTrue(instrumentation.classNames().contains("sun.net.www.protocol.http.HttpURLConnection"));
+        assertTrue(instrumentation.classNames().contains("okhttp3.RealCall"), "OkHttp 3.x");
+        assertEquals(16, instrumentation.classNames().size());
     }
 
     private static java.util.Set<String> members(Class<?> type) {

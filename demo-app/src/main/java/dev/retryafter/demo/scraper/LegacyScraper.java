@@ -16,9 +16,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * HTTP client and some threads, and has no retry logic of its own. A refusal is a lost record.
  * <pre>
  * java dev.retryafter.demo.scraper.LegacyScraper --url http://127.0.0.1:8081 --records 100 \
- *      [--client jdk|jdk-async|apache5|apache5-default|apache4|apache4-literal|apache4-legacy] [--threads 2] [--pool 8]
+ *      [--client jdk|jdk-async|apache5|apache5-default|apache4|apache4-literal|apache4-legacy|urlconnection|okhttp|okhttp-async
+ *                |CLASS] [--threads 2] [--pool 8]
  *      [--timeout 30] [--api-key KEY]
  * </pre>
+ * A {@code CLASS} is a public {@link Fetcher} with a public constructor taking the timeout, for
+ * libraries built on these clients (jsoup, Spring's RestTemplate) that the tests bring.
  * Ends with one line the demo and the tests read: see {@link ScraperResult}.
  */
 public final class LegacyScraper {
@@ -76,7 +79,7 @@ public final class LegacyScraper {
                 firstFailure.get()).lines());
     }
 
-    private static Fetcher fetcher(String client, int pool, Duration timeout) {
+    private static Fetcher fetcher(String client, int pool, Duration timeout) throws ReflectiveOperationException {
         switch (client) {
             case "jdk":
                 return jdkFetcher(false, timeout);
@@ -92,9 +95,19 @@ public final class LegacyScraper {
                 return new Apache4Fetcher(pool, timeout, true, false);
             case "apache4-legacy":
                 return new Apache4Fetcher(pool, timeout, false, true);
+            case "urlconnection":
+                return new UrlConnectionFetcher(timeout);
+            case "okhttp":
+                return new OkHttpFetcher(false, timeout);
+            case "okhttp-async":
+                return new OkHttpFetcher(true, timeout);
             default:
+                if (client.indexOf('.') > 0) {
+                    return (Fetcher) Class.forName(client).getConstructor(Duration.class).newInstance(timeout);
+                }
                 throw new IllegalArgumentException("unknown client " + client
-                        + "; use jdk, jdk-async, apache5, apache5-default, apache4, apache4-literal or apache4-legacy");
+                        + "; use jdk, jdk-async, apache5, apache5-default, apache4, apache4-literal, apache4-legacy, "
+                        + "urlconnection, okhttp, okhttp-async, or a Fetcher's class name");
         }
     }
 

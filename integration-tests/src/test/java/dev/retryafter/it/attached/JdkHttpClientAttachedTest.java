@@ -2,7 +2,6 @@ package dev.retryafter.it.attached;
 
 import dev.retryafter.it.harness.ScriptedServer;
 import dev.retryafter.it.harness.ScriptedServer.Reply;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;
@@ -26,15 +25,29 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** java.net.http in this very JVM, which runs with the built agent attached (attached-policies.properties). */
-class JdkHttpClientAttachedTest {
+/** java.net.http's {@code send} in this very JVM, which runs with the built agent attached; and what is its own. */
+class JdkHttpClientAttachedTest extends AbstractClientSuite {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
 
-    @BeforeAll
-    static void theAgentIsAttached() {
-        Hooks.requireAgent();
+    @Override
+    int get(String url) throws Exception {
+        return client.send(HttpRequest.newBuilder(URI.create(url)).timeout(TIMEOUT).build(), BodyHandlers.ofString()).statusCode();
+    }
+
+    @Override
+    int postOnce(String url, String body) throws Exception {
+        HttpRequest post = HttpRequest.newBuilder(URI.create(url)).timeout(TIMEOUT)
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8))))
+                .build();
+        return client.send(post, BodyHandlers.ofString()).statusCode();
+    }
+
+    @Override
+    int postReplayable(String url, String body) throws Exception {
+        HttpRequest post = HttpRequest.newBuilder(URI.create(url)).timeout(TIMEOUT).POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        return client.send(post, BodyHandlers.ofString()).statusCode();
     }
 
     private static HttpRequest get(ScriptedServer server) {
@@ -138,29 +151,7 @@ class JdkHttpClientAttachedTest {
     }
 
     @Test
-    void aBodyThatCannotBeSentTwiceIsNotRetried() throws Exception {
-        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"))) {
-            HttpRequest post = HttpRequest.newBuilder(URI.create(server.url("/upload"))).timeout(TIMEOUT)
-                    .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream("once".getBytes(StandardCharsets.UTF_8))))
-                    .build();
-            HttpResponse<String> response = client.send(post, BodyHandlers.ofString());
-            assertEquals(429, response.statusCode(), "the refusal goes back to the application");
-            assertEquals(1, server.requests());
-        }
-    }
-
-    @Test
-    void aReplayableBodyIsSentAgainWhole() throws Exception {
-        try (ScriptedServer server = new ScriptedServer(n -> n == 0 ? Reply.refused("0") : Reply.ok())) {
-            HttpRequest post = HttpRequest.newBuilder(URI.create(server.url("/upload"))).timeout(TIMEOUT)
-                    .POST(HttpRequest.BodyPublishers.ofString("every time")).build();
-            assertEquals(200, client.send(post, BodyHandlers.ofString()).statusCode());
-            assertEquals(List.of("every time", "every time"), server.bodies);
-        }
-    }
-
-    @Test
-    void afterMaxAttemptsTheLastRefusalComesBackUnchanged() throws Exception {
+    void theLastRefusalComesBackWithItsHeadersAndBody() throws Exception {
         try (ScriptedServer server = new ScriptedServer(n -> new Reply(503, "0", 32))) {
             HttpResponse<String> response = client.send(get(server), BodyHandlers.ofString());
             assertEquals(503, response.statusCode());

@@ -65,7 +65,17 @@ public enum Jdk {
             case "apache4-literal":
             case "apache4-legacy":
                 return true;
-            // HttpURLConnection (all five) and OkHttp (8 and later) go here as they are added.
+            case "urlconnection":
+            case "okhttp":
+            case "okhttp-async":
+            case "okhttp3":
+            case "okhttp3-async":
+            case "okhttp5":
+            case "okhttp5-async":
+            case "jsoup":
+                return true;
+            case "resttemplate":
+                return feature >= 17; // Spring 6
             default:
                 throw new IllegalArgumentException("no Java versions known for client " + client);
         }

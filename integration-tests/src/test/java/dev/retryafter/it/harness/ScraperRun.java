@@ -52,7 +52,7 @@ public final class ScraperRun {
     /** As {@link #run(Jdk, String, String, String, int, String...)}, on a JVM already given environment or flags. */
     public static ScraperRun run(ChildJvm jvm, String policy, String client, String url, int records, String... more)
             throws IOException, InterruptedException {
-        jvm.classpath(TestClasspath.SCRAPER);
+        Clients.onClasspath(jvm, client);
         Path report = Files.createTempFile(ChildJvm.workDir(), "report-", ".json");
         Files.delete(report);
         if (policy != null) {
@@ -60,7 +60,7 @@ public final class ScraperRun {
             Files.writeString(file, policy);
             jvm.withAgent("config=" + file + ",report=" + report);
         }
-        List<String> args = new ArrayList<>(List.of("--client", client, "--url", url, "--records", Integer.toString(records)));
+        List<String> args = new ArrayList<>(List.of("--client", Clients.scraperArgument(client), "--url", url, "--records", Integer.toString(records)));
         args.addAll(List.of(more));
         return new ScraperRun(jvm.main("dev.retryafter.demo.scraper.LegacyScraper").args(args).run(), report);
     }

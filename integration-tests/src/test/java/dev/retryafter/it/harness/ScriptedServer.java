@@ -20,11 +20,17 @@ public final class ScriptedServer implements AutoCloseable {
         final int status;
         final String retryAfter;
         final int bodyBytes;
+        final String location;
 
         public Reply(int status, String retryAfter, int bodyBytes) {
+            this(status, retryAfter, bodyBytes, null);
+        }
+
+        private Reply(int status, String retryAfter, int bodyBytes, String location) {
             this.status = status;
             this.retryAfter = retryAfter;
             this.bodyBytes = bodyBytes;
+            this.location = location;
         }
 
         public static Reply ok() {
@@ -33,6 +39,11 @@ public final class ScriptedServer implements AutoCloseable {
 
         public static Reply refused(String retryAfter) {
             return new Reply(429, retryAfter, 64);
+        }
+
+        /** A 302 to {@code location}. */
+        public static Reply redirect(String location) {
+            return new Reply(302, null, 0, location);
         }
 
         /** No response at all: the connection is closed, as a crashed or overloaded server does. */
@@ -44,6 +55,9 @@ public final class ScriptedServer implements AutoCloseable {
     private final HttpServer server;
     private final AtomicInteger requests = new AtomicInteger();
     public final List<String> bodies = new CopyOnWriteArrayList<>();
+    /** When each request arrived ({@code System.nanoTime()}), and from which client port: a reused connection repeats one. */
+    public final List<Long> arrivals = new CopyOnWriteArrayList<>();
+    public final List<Integer> clientPorts = new CopyOnWriteArrayList<>();
 
     public ScriptedServer(IntFunction<Reply> script) throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
@@ -54,6 +68,8 @@ public final class ScriptedServer implements AutoCloseable {
         }));
         server.createContext("/", exchange -> {
             bodies.add(new String(exchange.getRequestBody().readAllBytes()));
+            arrivals.add(System.nanoTime());
+            clientPorts.add(exchange.getRemoteAddress().getPort());
             Reply reply = script.apply(requests.getAndIncrement());
             if (reply.status < 0) {
                 exchange.close();
@@ -62,7 +78,10 @@ public final class ScriptedServer implements AutoCloseable {
             if (reply.retryAfter != null) {
                 exchange.getResponseHeaders().set("Retry-After", reply.retryAfter);
             }
-            exchange.sendResponseHeaders(reply.status, reply.bodyBytes);
+            if (reply.location != null) {
+                exchange.getResponseHeaders().set("Location", reply.location);
+            }
+            exchange.sendResponseHeaders(reply.status, reply.location != null ? -1 : reply.bodyBytes);
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(new byte[reply.bodyBytes]);
             }

@@ -4,7 +4,10 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
@@ -12,10 +15,11 @@ import java.util.function.Predicate;
 /** The integration tests' resolved class path, from which child JVMs take only what they need. */
 public final class TestClasspath {
 
-    /** The demo scraper and the portal: demo-app with both Apache clients. */
+    /** The demo scraper and the portal: demo-app with both Apache clients and OkHttp 4. */
     public static final Predicate<String> SCRAPER = name -> name.startsWith("retry-after-demo") || name.equals("classes")
             || name.startsWith("httpclient") || name.startsWith("httpcore") || name.startsWith("commons-logging")
-            || name.startsWith("commons-codec") || name.startsWith("slf4j-api");
+            || name.startsWith("commons-codec") || name.startsWith("slf4j-api")
+            || name.startsWith("okhttp-") || name.startsWith("okio") || name.startsWith("kotlin-stdlib") || name.startsWith("annotations-");
 
     private TestClasspath() {
     }
@@ -37,6 +41,21 @@ public final class TestClasspath {
             }
         }
         return chosen;
+    }
+
+    /** The jars in one of the folders the pom copies client versions into, e.g. {@code okhttp-3}. */
+    public static List<String> folder(String name) {
+        Path dir = Paths.get(System.getProperty("okhttp.folders", "target"), name);
+        try (Stream<Path> jars = Files.list(dir)) {
+            List<String> entries = jars.filter(jar -> jar.toString().endsWith(".jar")).map(jar -> jar.toAbsolutePath().toString())
+                    .sorted().collect(Collectors.toList());
+            if (entries.isEmpty()) {
+                throw new IllegalStateException("no jars in " + dir.toAbsolutePath() + ": build with mvn verify");
+            }
+            return entries;
+        } catch (IOException e) {
+            throw new UncheckedIOException("no folder " + dir.toAbsolutePath() + ": build with mvn verify", e);
+        }
     }
 
     /** This module's compiled test classes: the small test applications. */

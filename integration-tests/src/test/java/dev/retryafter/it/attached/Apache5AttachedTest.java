@@ -9,8 +9,7 @@ import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.entity.InputStreamEntity;
-import org.apache.http.client.methods.CloseableHttpResponse;
-import org.junit.jupiter.api.BeforeAll;
+import org.apache.hc.core5.http.io.entity.StringEntity;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;
@@ -23,37 +22,31 @@ import java.nio.charset.StandardCharsets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Apache HttpClient 5 and 4 in this very JVM, which runs with the built agent attached. */
-class ApacheClientsAttachedTest {
+/** Apache HttpClient 5 classic in this very JVM, which runs with the built agent attached; and what is its own. */
+class Apache5AttachedTest extends AbstractClientSuite {
 
-    @BeforeAll
-    static void theAgentIsAttached() {
-        Hooks.requireAgent();
+    private static final CloseableHttpClient CLIENT = HttpClients.createDefault();
+
+    @Override
+    int get(String url) throws Exception {
+        return CLIENT.execute(new HttpGet(url), response -> {
+            EntityUtils.consume(response.getEntity());
+            return response.getCode();
+        });
     }
 
-    @Test
-    void apache5ABodyThatCannotBeSentTwiceIsNotRetried() throws Exception {
-        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"));
-             CloseableHttpClient client = HttpClients.createDefault()) {
-            HttpPost post = new HttpPost(server.url("/upload"));
-            post.setEntity(new InputStreamEntity(new ByteArrayInputStream("once".getBytes(StandardCharsets.UTF_8)), ContentType.TEXT_PLAIN));
-            int status = client.execute(post, response -> response.getCode());
-            assertEquals(429, status);
-            assertEquals(1, server.requests(), "neither the agent nor Apache's own strategy sent it again");
-        }
+    @Override
+    int postOnce(String url, String body) throws Exception {
+        HttpPost post = new HttpPost(url);
+        post.setEntity(new InputStreamEntity(new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8)), ContentType.TEXT_PLAIN));
+        return CLIENT.execute(post, response -> response.getCode());
     }
 
-    @Test
-    void apache4ABodyThatCannotBeSentTwiceIsNotRetried() throws Exception {
-        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"));
-             org.apache.http.impl.client.CloseableHttpClient client = org.apache.http.impl.client.HttpClients.createDefault()) {
-            org.apache.http.client.methods.HttpPost post = new org.apache.http.client.methods.HttpPost(server.url("/upload"));
-            post.setEntity(new org.apache.http.entity.InputStreamEntity(new ByteArrayInputStream("once".getBytes(StandardCharsets.UTF_8))));
-            try (CloseableHttpResponse response = client.execute(post)) {
-                assertEquals(429, response.getStatusLine().getStatusCode());
-            }
-            assertEquals(1, server.requests());
-        }
+    @Override
+    int postReplayable(String url, String body) throws Exception {
+        HttpPost post = new HttpPost(url);
+        post.setEntity(new StringEntity(body, ContentType.TEXT_PLAIN));
+        return CLIENT.execute(post, response -> response.getCode());
     }
 
     /** As Apache's own waits do when interrupted: InterruptedIOException, the flag kept. */

@@ -1,0 +1,134 @@
+package dev.retryafter.agent.instrument.okhttp;
+
+import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.engine.Call;
+import dev.retryafter.agent.engine.HostHeldException;
+import dev.retryafter.agent.engine.RetryEngine;
+import dev.retryafter.agent.instrument.BlockingRetryLoop;
+import dev.retryafter.agent.instrument.CallDepth;
+import dev.retryafter.agent.instrument.Endpoint;
+
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * OkHttp calls, governed. {@code execute()} runs the agent's loop on the caller's thread, as Apache's
+ * does. {@code enqueue()} takes its first turn without a thread: the call reaches OkHttp's dispatcher
+ * once the turn has come, already holding it. A refusal of an enqueued call is waited out on the
+ * dispatcher thread that ran it, as OkHttp's own follow-ups are: the call is in flight for OkHttp then,
+ * and a resend on another call object would show the application's interceptors, listeners and
+ * {@code cancel()} a call they never made.
+ */
+public final class OkHttpCalls {
+
+    /**
+     * By OkHttp call: the enqueued call's granted turn; the hold its turn met (thrown on the dispatcher
+     * thread, where OkHttp reports failures, and counted once); or {@link #PASS} when the agent could not take a turn.
+     */
+    private final Map<Object, Object> granted = Collections.synchronizedMap(new WeakHashMap<Object, Object>());
+    private static final Object PASS = new Object();
+
+    private final RetryEngine engine;
+    private final CallDepth depth;
+    private final BlockingRetryLoop loop;
+
+    public OkHttpCalls(RetryEngine engine, CallDepth depth, BlockingRetryLoop loop) {
+        this.engine = engine;
+        this.depth = depth;
+        this.loop = loop;
+    }
+
+    /** At {@code RetryAndFollowUpInterceptor}: the enqueued call's granted turn, or the blocking loop's begin. */
+    public Call begin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException {
+        Object turn = okCall == null ? null : granted.remove(okCall);
+        if (turn instanceof HostHeldException) {
+            throw (HostHeldException) turn;
+        }
+        if (turn instanceof Call && !depth.isInside()) {
+            depth.enter((Call) turn);
+            return (Call) turn;
+        }
+        if (turn instanceof Call) {
+            ((Call) turn).endAttempt(); // nested inside another governed call: governed once, by the outer one
+        }
+        return loop.begin(scheme, host, port, replayable);
+    }
+
+    /** True when the agent has taken the call over: it enqueues it itself once the first turn has come. */
+    public boolean enqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable) {
+        if (host == null || granted.containsKey(okCall)) {
+            return false; // the agent's own enqueue, or one OkHttp is to refuse
+        }
+        Call call;
+        CompletableFuture<Void> turn;
+        try {
+            call = engine.open(Endpoint.host(host), Endpoint.port(scheme, port), replayable);
+            turn = call.turn();
+        } catch (RuntimeException e) {
+            AgentLog.failure("opening an OkHttp enqueue", e);
+            return false;
+        }
+        if (turn.isDone()) {
+            granted.put(okCall, outcome(turn, call)); // no wait: OkHttp's own enqueue runs now
+            return false;
+        }
+        granted.put(okCall, PASS); // until the turn comes, a second enqueue is OkHttp's to refuse
+        Method enqueue;
+        try {
+            enqueue = enqueueMethod(okCall);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            AgentLog.failure("finding OkHttp's enqueue", e);
+            call.abandon();
+            granted.remove(okCall);
+            return false;
+        }
+        turn.whenComplete((went, failure) -> {
+            // Failed (held, or the agent failing): OkHttp runs it, and its chain reports the hold, or runs unpaced.
+            granted.put(okCall, outcome(turn, call));
+            try {
+                enqueue.invoke(okCall, callback);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                AgentLog.failure("enqueueing an OkHttp call", e);
+                call.endAttempt();
+            }
+        });
+        return true;
+    }
+
+    private static Object outcome(CompletableFuture<Void> turn, Call call) {
+        try {
+            turn.join();
+            return call;
+        } catch (CompletionException e) {
+            return e.getCause() instanceof HostHeldException ? e.getCause() : PASS;
+        } catch (RuntimeException e) {
+            return PASS;
+        }
+    }
+
+    /** The enqueued call has run: a granted turn its chain never took gives its permit back. */
+    public void asyncDone(Object okCall) {
+        Object turn = okCall == null ? null : granted.remove(okCall);
+        if (turn instanceof Call) {
+            ((Call) turn).endAttempt();
+        }
+    }
+
+    /** {@code okhttp3.Call.enqueue}, through the public interface: the call's own class is not public in 3.x. */
+    private static Method enqueueMethod(Object okCall) throws ReflectiveOperationException {
+        for (Class<?> type = okCall.getClass(); type != null; type = type.getSuperclass()) {
+            for (Class<?> contract : type.getInterfaces()) {
+                if (contract.getName().equals("okhttp3.Call")) {
+                    Class<?> callback = Class.forName("okhttp3.Callback", false, contract.getClassLoader());
+                    return contract.getMethod("enqueue", callback);
+                }
+            }
+        }
+        throw new NoSuchMethodException("okhttp3.Call.enqueue on " + okCall.getClass());
+    }
+}

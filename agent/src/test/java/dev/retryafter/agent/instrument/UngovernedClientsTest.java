@@ -1,0 +1,42 @@
+package dev.retryafter.agent.instrument;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Collections;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class UngovernedClientsTest {
+
+    @Test
+    void aMarkedClassNamesItsClientOnce() {
+        UngovernedClients clients = new UngovernedClients();
+        clients.onLoaded("java/lang/String");
+        clients.onLoaded("org/eclipse/jetty/client/HttpClient");
+        clients.onLoaded("org/eclipse/jetty/client/HttpClient");
+        clients.onLoaded("org/apache/hc/client5/http/impl/async/CloseableHttpAsyncClient");
+        assertEquals(List.of("Apache HttpAsyncClient 5 (org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient)",
+                "Jetty HttpClient (org.eclipse.jetty.client.HttpClient)"), clients.loaded());
+    }
+
+    @Test
+    void governedTrafficAloneNeedsNoWord() {
+        assertNull(UngovernedClients.note(Collections.emptyList(), true));
+    }
+
+    @Test
+    void nothingGovernedIsSaid() {
+        assertTrue(UngovernedClients.note(Collections.emptyList(), false).startsWith("no request was governed"));
+    }
+
+    @Test
+    void anUngovernedClientIsNamedWhetherOrNotOthersWereGoverned() {
+        List<String> jetty = List.of("Jetty HttpClient (org.eclipse.jetty.client.HttpClient)");
+        String alongside = UngovernedClients.note(jetty, true);
+        assertTrue(alongside.startsWith("ungoverned HTTP: this JVM loaded Jetty HttpClient"), alongside);
+        assertTrue(UngovernedClients.note(jetty, false).endsWith("; no request was governed at all"));
+    }
+}

@@ -1,0 +1,73 @@
+package dev.retryafter.it;
+
+import dev.retryafter.it.harness.ChildJvm;
+import dev.retryafter.it.harness.Jdk;
+import dev.retryafter.it.harness.ScraperRun;
+import dev.retryafter.it.harness.ScriptedServer;
+import dev.retryafter.it.harness.ScriptedServer.Reply;
+import dev.retryafter.it.harness.TestClasspath;
+import dev.retryafter.demo.portal.Behaviour;
+import dev.retryafter.demo.portal.PortalModel;
+import dev.retryafter.demo.portal.PortalServer;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Traffic through a client the agent does not govern is named at exit, in one line, the first time. */
+@Execution(ExecutionMode.CONCURRENT)
+class UngovernedTrafficTest {
+
+    private static List<String> lines(ChildJvm.Result run, String text) {
+        return run.agentLines().stream().filter(line -> line.contains(text)).collect(Collectors.toList());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Jdk.class, names = {"JAVA_17", "JAVA_25"}) // its apps are Java 17 bytecode
+    void apachesAsyncClientIsNamedAtExit(Jdk jdk) throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.ok())) {
+            Path report = Files.createTempFile(ChildJvm.workDir(), "report-", ".json");
+            ChildJvm.Result run = new ChildJvm(jdk).withAgent("report=" + report)
+                    .classpath(name -> name.startsWith("httpclient5") || name.startsWith("httpcore5") || name.startsWith("slf4j-api"))
+                    .classpathEntry(TestClasspath.testClasses())
+                    .main("dev.retryafter.it.apps.UngovernedClientApp", server.url("/records/1"), server.url("/records/2"))
+                    .run();
+            assertEquals(0, run.exitCode, run::toString);
+            assertEquals(2, server.requests(), "the app's two requests, sent");
+            List<String> named = lines(run, "ungoverned HTTP");
+            assertEquals(1, named.size(), run::toString);
+            assertTrue(named.get(0).contains("Apache HttpAsyncClient 5"), named::toString);
+            assertTrue(named.get(0).contains("no request was governed at all"), named::toString);
+            assertTrue(Files.readString(report).contains("\"ungoverned\": \"ungoverned HTTP: this JVM loaded Apache HttpAsyncClient 5"),
+                    "the JSON report says so too");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Jdk.class, names = {"JAVA_17", "JAVA_25"}) // its apps are Java 17 bytecode
+    void governedTrafficAloneIsNotWarnedAbout(Jdk jdk) throws Exception {
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.TRUTHFUL, 100, 1_000))) {
+            ScraperRun run = ScraperRun.run(jdk, LyingHeadersTest.POLICY, "urlconnection", portal.baseUrl(), 3);
+            assertEquals(3, run.fetched, run::toString);
+            assertFalse(run.jvm.stderr.contains("ungoverned"), run::toString);
+            assertFalse(run.jvm.stderr.contains("no request was governed"), run::toString);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Jdk.class, names = {"JAVA_17", "JAVA_25"}) // its apps are Java 17 bytecode
+    void noGovernedRequestAtAllIsSaid(Jdk jdk) throws Exception {
+        ChildJvm.Result run = new ChildJvm(jdk).withAgent(null).classpathEntry(TestClasspath.testClasses())
+                .main("dev.retryafter.it.apps.NoHttpApp").run();
+        assertEquals(1, lines(run, "no request was governed").size(), run::toString);
+    }
+}

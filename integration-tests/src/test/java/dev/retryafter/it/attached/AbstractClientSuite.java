@@ -1,0 +1,105 @@
+package dev.retryafter.it.attached;
+
+import dev.retryafter.it.harness.ScriptedServer;
+import dev.retryafter.it.harness.ScriptedServer.Reply;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What every governed client must do, in this very JVM, which runs with the built agent attached
+ * (attached-policies.properties: min-sleep 100 ms, max-sleep 1 s, max-attempts 3). A client is a
+ * thin subclass that says how it sends a GET and two POSTs; its own peculiarities are tests of its own.
+ */
+abstract class AbstractClientSuite {
+
+    static final long MIN_SLEEP_MILLIS = 100;
+    static final int MAX_ATTEMPTS = 3;
+
+    @BeforeAll
+    static void theAgentIsAttached() {
+        Hooks.requireAgent();
+    }
+
+    /** GETs {@code url}, reads and closes the body (the error body too), and returns the status. */
+    abstract int get(String url) throws Exception;
+
+    /** POSTs {@code body} in a form the client cannot send twice (a stream), and returns the status. */
+    abstract int postOnce(String url, String body) throws Exception;
+
+    /** POSTs {@code body} in a form the client can send again (bytes it holds), and returns the status. */
+    abstract int postReplayable(String url, String body) throws Exception;
+
+    @Test
+    void refusalsAreRetriedAndTheRecordArrives() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n < 2 ? Reply.refused("0") : Reply.ok())) {
+            assertEquals(200, get(server.url("/records/1?apikey=s3cr3t")));
+            assertEquals(3, server.requests());
+        }
+    }
+
+    @Test
+    void noRequestSoonerThanMinSleepAfterARefusal() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n < 2 ? Reply.refused("0") : Reply.ok())) {
+            assertEquals(200, get(server.url("/records/1")));
+            List<Long> at = server.arrivals;
+            assertEquals(3, at.size());
+            for (int i = 1; i < at.size(); i++) {
+                long gap = (at.get(i) - at.get(i - 1)) / 1_000_000;
+                assertTrue(gap >= MIN_SLEEP_MILLIS, "request " + i + " came " + gap + " ms after a refusal");
+            }
+        }
+    }
+
+    @Test
+    void retryAfter3600NeverSleepsAnHour() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("3600"))) {
+            long start = System.nanoTime();
+            assertEquals(429, get(server.url("/records/1")), "the last refusal goes back to the application");
+            assertTrue(System.nanoTime() - start < 10_000_000_000L, "no hour asleep on Retry-After: 3600");
+            assertTrue(server.requests() <= MAX_ATTEMPTS, () -> server.requests() + " requests");
+        }
+    }
+
+    /** A 503 with Retry-After: 0 too: a client's own one retry of it (OkHttp's) must not run beneath the agent's. */
+    @Test
+    void afterMaxAttemptsTheLastRefusalComesBackUnchanged() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> new Reply(503, "0", 32))) {
+            assertEquals(503, get(server.url("/records/1")));
+            assertEquals(MAX_ATTEMPTS, server.requests(), "max-attempts is 3, with nothing stacked beneath");
+        }
+    }
+
+    @Test
+    void aBodyThatCannotBeSentTwiceIsNeverSentTwice() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"))) {
+            assertEquals(429, postOnce(server.url("/upload"), "once"), "the refusal goes back to the application");
+            assertEquals(List.of("once"), server.bodies, "neither the agent nor the client sent it again");
+        }
+    }
+
+    @Test
+    void aReplayableBodyIsSentAgainWhole() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n == 0 ? Reply.refused("0") : Reply.ok())) {
+            assertEquals(200, postReplayable(server.url("/upload"), "every time"));
+            assertEquals(List.of("every time", "every time"), server.bodies);
+        }
+    }
+
+    /** More than the cap (8) one after another: each exchange gives its permit back when its body is read. */
+    @Test
+    void aSuccessIsSentOnceAndGivesItsPermitBack() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.ok())) {
+            long start = System.nanoTime();
+            for (int i = 0; i < 12; i++) {
+                assertEquals(200, get(server.url("/records/" + i)));
+            }
+            assertEquals(12, server.requests());
+            assertTrue(System.nanoTime() - start < 20_000_000_000L, "no request waited for a permit an earlier one kept");
+        }
+    }
+}
