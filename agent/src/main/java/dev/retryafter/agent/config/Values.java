@@ -41,6 +41,11 @@ final class Values {
         return Math.round(millis);
     }
 
+    /** A duration as a policy file would spell it: whole seconds as {@code 60s}, anything else in {@code ms}. */
+    static String formatMillis(long millis) {
+        return millis % 1_000 == 0 ? millis / 1_000 + "s" : millis + "ms";
+    }
+
     /** {@code 40/min}, {@code 2/s}, {@code 100/h}, in requests per second. */
     static double ratePerSecond(String text) {
         Matcher m = RATE.matcher(text.trim().toLowerCase(Locale.ROOT));
