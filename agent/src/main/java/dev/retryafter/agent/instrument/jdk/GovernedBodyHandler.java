@@ -5,13 +5,12 @@ import dev.retryafter.agent.engine.Call;
 
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodySubscriber;
-import java.net.http.HttpResponse.BodySubscribers;
 import java.net.http.HttpResponse.ResponseInfo;
 
 /**
  * Decides from the status and headers alone, before any body is read. A refusal the agent will
- * retry never reaches the application's handler: its body is discarded, so even a large 429 read
- * through {@code ofInputStream} cannot hold its connection.
+ * retry never reaches the application's handler: its body is discarded within a bound of time and
+ * bytes ({@link DiscardedRefusal}), so a large, stalled or endless 429 cannot hold up the retry.
  */
 final class GovernedBodyHandler<T> implements BodyHandler<T> {
 
@@ -35,7 +34,7 @@ final class GovernedBodyHandler<T> implements BodyHandler<T> {
             return application.apply(info);
         }
         @SuppressWarnings("unchecked") // the body of a discarded refusal is never seen by anyone
-        BodySubscriber<T> discarded = (BodySubscriber<T>) BodySubscribers.discarding();
+        BodySubscriber<T> discarded = (BodySubscriber<T>) new DiscardedRefusal();
         return discarded;
     }
 }

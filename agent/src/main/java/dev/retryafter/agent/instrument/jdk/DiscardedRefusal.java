@@ -1,0 +1,76 @@
+package dev.retryafter.agent.instrument.jdk;
+
+import java.net.http.HttpResponse.BodySubscriber;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The body of a refusal the agent will retry, read and dropped within a bound of time and bytes
+ * (OkHttp gives a body it discards 100 ms). A body that ends within both leaves its connection to
+ * be reused. One that stalls, runs on past the bytes, or never ends is cancelled: the JDK then
+ * closes its connection instead of pooling it. A body cut short ends the discard too. Whichever
+ * way, the retry goes ahead at once, and no refusal's body can hold it up.
+ */
+final class DiscardedRefusal implements BodySubscriber<Void> {
+
+    /** As OkHttp's discard: long enough for a small body on a slow link, short against any wait. */
+    static final long MAX_MILLIS = 100;
+    /** A refusal's page is a few KB; past this it is not worth keeping the connection for. */
+    static final long MAX_BYTES = 64 * 1024;
+
+    /** Runs the give-up on the JDK's own timer thread, as {@code orTimeout} does: no pool it could queue behind. */
+    private static final Executor AFTER_MAX_MILLIS = CompletableFuture.delayedExecutor(MAX_MILLIS, TimeUnit.MILLISECONDS, Runnable::run);
+
+    private final CompletableFuture<Void> discarded = new CompletableFuture<>();
+    private final AtomicReference<Flow.Subscription> subscription = new AtomicReference<>();
+    private long bytes; // onNext calls never overlap (Flow's rule)
+
+    @Override
+    public void onSubscribe(Flow.Subscription s) {
+        if (!subscription.compareAndSet(null, s)) {
+            s.cancel();
+            return;
+        }
+        s.request(Long.MAX_VALUE);
+        AFTER_MAX_MILLIS.execute(this::giveUp);
+    }
+
+    @Override
+    public void onNext(List<ByteBuffer> buffers) {
+        for (ByteBuffer buffer : buffers) {
+            bytes += buffer.remaining();
+        }
+        if (bytes > MAX_BYTES) {
+            giveUp();
+        }
+    }
+
+    /** A body cut short: nothing more will come on that connection, and the retry needs none of it. */
+    @Override
+    public void onError(Throwable failure) {
+        discarded.complete(null);
+    }
+
+    @Override
+    public void onComplete() {
+        discarded.complete(null);
+    }
+
+    @Override
+    public CompletionStage<Void> getBody() {
+        return discarded;
+    }
+
+    /** Stops reading, unless the body has ended already; cancelling is what makes the JDK drop the connection. */
+    private void giveUp() {
+        if (discarded.complete(null)) {
+            subscription.get().cancel();
+        }
+    }
+}
