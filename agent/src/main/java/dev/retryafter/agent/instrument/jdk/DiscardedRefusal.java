@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -29,6 +30,8 @@ final class DiscardedRefusal implements BodySubscriber<Void> {
 
     private final CompletableFuture<Void> discarded = new CompletableFuture<>();
     private final AtomicReference<Flow.Subscription> subscription = new AtomicReference<>();
+    /** Set once, by the body's end or by the give-up, whichever comes first. */
+    private final AtomicBoolean finished = new AtomicBoolean();
     private long bytes; // onNext calls never overlap (Flow's rule)
 
     @Override
@@ -54,12 +57,12 @@ final class DiscardedRefusal implements BodySubscriber<Void> {
     /** A body cut short: nothing more will come on that connection, and the retry needs none of it. */
     @Override
     public void onError(Throwable failure) {
-        discarded.complete(null);
+        finish(false);
     }
 
     @Override
     public void onComplete() {
-        discarded.complete(null);
+        finish(false);
     }
 
     @Override
@@ -67,10 +70,24 @@ final class DiscardedRefusal implements BodySubscriber<Void> {
         return discarded;
     }
 
-    /** Stops reading, unless the body has ended already; cancelling is what makes the JDK drop the connection. */
+    /** Stops reading, unless the body has ended already. */
     private void giveUp() {
-        if (discarded.complete(null)) {
-            subscription.get().cancel();
+        finish(true);
+    }
+
+    /**
+     * Cancelling comes before the body is said to be read, so the JDK never sees an unfinished
+     * exchange as done: the cancel is what makes it close the connection rather than pool it.
+     */
+    private void finish(boolean cancel) {
+        if (finished.compareAndSet(false, true)) {
+            try {
+                if (cancel) {
+                    subscription.get().cancel();
+                }
+            } finally {
+                discarded.complete(null); // whatever the cancel did, the retry is not held
+            }
         }
     }
 }
