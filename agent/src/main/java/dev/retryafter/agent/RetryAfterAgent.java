@@ -73,7 +73,8 @@ public final class RetryAfterAgent {
             return false;
         }
         try {
-            PlainLog.info("off (enabled=false, from " + offBy + "); no class is changed and no policy is read");
+            PlainLog.info(new StringBuilder("off (enabled=false, from ").append(offBy)
+                    .append("); no class is changed and no policy is read").toString()); // no +: see OffSwitch
         } catch (Throwable t) {
             // off all the same: only the line was lost
         }

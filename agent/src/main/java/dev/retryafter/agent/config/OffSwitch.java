@@ -1,9 +1,10 @@
 package dev.retryafter.agent.config;
 
+import java.io.ByteArrayOutputStream;
+import java.io.FileInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.List;
 import java.util.Map;
 
@@ -13,6 +14,10 @@ import java.util.Map;
  * argument over the file). No policy is read, and no class of the engine, Byte Buddy or the logger
  * is loaded: off costs little more than opening the jar. What it cannot read plainly (a malformed
  * argument, an unreadable file, {@code enabled = maybe}) it leaves to the full read, which reports it.
+ *
+ * <p>Strings are joined with {@link StringBuilder} and files read with {@code java.io} here: on
+ * Java 9 and later bytecode the first {@code +} of strings bootstraps {@code invokedynamic}, and
+ * {@code Files} brings the NIO channels, together some tens of milliseconds before main.
  */
 public final class OffSwitch {
 
@@ -62,13 +67,23 @@ public final class OffSwitch {
         if (file == null) {
             return null;
         }
-        String content = new String(Files.readAllBytes(Paths.get(file)), StandardCharsets.UTF_8);
-        List<PolicyFile.Line> lines = PolicyLines.parse(file, content);
+        List<PolicyFile.Line> lines = PolicyLines.parse(file, read(file));
         for (PolicyFile.Line line : lines) {
             if (line.key.equals(PolicyFile.ENABLED)) {
-                return Values.bool(line.value) ? null : file + ":" + line.number;
+                return Values.bool(line.value) ? null : new StringBuilder(file).append(':').append(line.number).toString();
             }
         }
         return null;
+    }
+
+    private static String read(String file) throws IOException {
+        ByteArrayOutputStream content = new ByteArrayOutputStream();
+        try (InputStream in = new FileInputStream(file)) {
+            byte[] buffer = new byte[8192];
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                content.write(buffer, 0, n);
+            }
+        }
+        return new String(content.toByteArray(), StandardCharsets.UTF_8);
     }
 }

@@ -18,14 +18,14 @@ final class PolicyLines {
     static List<PolicyFile.Line> parse(String source, String text) throws ConfigException {
         List<PolicyFile.Line> lines = new ArrayList<>();
         Map<String, PolicyFile.Line> seen = new LinkedHashMap<>();
-        String[] physical = text.split("\r\n|\r|\n", -1);
-        for (int i = 0; i < physical.length; i++) {
+        List<String> physical = physicalLines(text);
+        for (int i = 0; i < physical.size(); i++) {
             // The key's line is the first physical line with text: a lone '\' before it holds no key.
             int number = 0;
             StringBuilder logical = new StringBuilder();
             while (true) {
-                StringBuilder piece = new StringBuilder(stripComment(physical[i]));
-                boolean continued = endsWithContinuation(piece) && i + 1 < physical.length;
+                StringBuilder piece = new StringBuilder(stripComment(physical.get(i)));
+                boolean continued = endsWithContinuation(piece) && i + 1 < physical.size();
                 if (continued) {
                     piece.setLength(piece.length() - 1);
                 }
@@ -56,6 +56,24 @@ final class PolicyLines {
             }
             lines.add(line);
         }
+        return lines;
+    }
+
+    /** Split at \r\n, \r or \n, by hand: a regular expression here would be compiled at every start. */
+    private static List<String> physicalLines(String text) {
+        List<String> lines = new ArrayList<>();
+        int start = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\r' || c == '\n') {
+                lines.add(text.substring(start, i));
+                if (c == '\r' && i + 1 < text.length() && text.charAt(i + 1) == '\n') {
+                    i++;
+                }
+                start = i + 1;
+            }
+        }
+        lines.add(text.substring(start));
         return lines;
     }
 
