@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * is closed, not reused (issue 9, item 7). Without the bound, a stalled body held {@code send}
  * until the server gave up (20 s in the issue; here, never).
  */
-class JdkRefusedBodyAttachedTest {
+public class JdkRefusedBodyAttachedTest {
 
     /** Far above the agent's bound (100 ms a refusal) and its waits (at most 1 s), far below "never". */
     private static final long PATIENCE_SECONDS = 15;
@@ -113,7 +113,7 @@ class JdkRefusedBodyAttachedTest {
     }
 
     /** What a refusal's body does after its headers. */
-    enum Body {
+    public enum Body {
         /** Content-Length 1 MB, 10 bytes sent, then nothing, with the connection held open. */
         STALLS,
         /** Chunked, a chunk every few milliseconds until the client goes away. */
@@ -131,7 +131,7 @@ class JdkRefusedBodyAttachedTest {
      * request (from 0) is answered as the script says; it counts requests and connections, and
      * notes when the client closes the connection it was refused on.
      */
-    static final class RawServer implements AutoCloseable {
+    public static final class RawServer implements AutoCloseable {
         private final ServerSocket socket;
         private final IntFunction<Body> script;
         private final AtomicInteger requests = new AtomicInteger();
@@ -140,7 +140,7 @@ class JdkRefusedBodyAttachedTest {
         private final CountDownLatch refusedConnectionClosed = new CountDownLatch(1);
         private final List<Integer> connectionOfRequest = new CopyOnWriteArrayList<>();
 
-        RawServer(IntFunction<Body> script) throws IOException {
+        public RawServer(IntFunction<Body> script) throws IOException {
             this.script = script;
             socket = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
             Thread acceptor = new Thread(this::accept, "raw-server");
@@ -148,11 +148,11 @@ class JdkRefusedBodyAttachedTest {
             acceptor.start();
         }
 
-        int port() {
+        public int port() {
             return socket.getLocalPort();
         }
 
-        int requests() {
+        public int requests() {
             return requests.get();
         }
 

@@ -76,17 +76,15 @@ final class DiscardedRefusal implements BodySubscriber<Void> {
     }
 
     /**
-     * Cancelling comes before the body is said to be read, so the JDK never sees an unfinished
-     * exchange as done: the cancel is what makes it close the connection rather than pool it.
+     * The body is said to be read before the cancel: from Java 21 the JDK fails the whole exchange
+     * when its subscriber cancels before the body future is done ("fixed content-length: ..., bytes
+     * received: ..."). The cancel then makes it close the connection rather than pool it.
      */
     private void finish(boolean cancel) {
         if (finished.compareAndSet(false, true)) {
-            try {
-                if (cancel) {
-                    subscription.get().cancel();
-                }
-            } finally {
-                discarded.complete(null); // whatever the cancel did, the retry is not held
+            discarded.complete(null);
+            if (cancel) {
+                subscription.get().cancel();
             }
         }
     }
