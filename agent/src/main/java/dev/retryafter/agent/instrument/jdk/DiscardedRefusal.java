@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The body of a refusal the agent will retry, read and dropped within a bound of time and bytes
  * (OkHttp gives a body it discards 100 ms). A body that ends within both leaves its connection to
- * be reused. One that stalls, runs on past the bytes, or never ends is cancelled: the JDK then
- * closes its connection instead of pooling it. A body cut short ends the discard too. Whichever
+ * be reused. One that stalls, runs on past the bytes, or never ends is given up on, and cancelled
+ * once the response is delivered ({@link #releaseConnection}): the JDK then closes its connection
+ * instead of pooling it. A body cut short ends the discard too. Whichever
  * way, the retry goes ahead at once, and no refusal's body can hold it up.
  */
 final class DiscardedRefusal implements BodySubscriber<Void> {
@@ -32,6 +33,8 @@ final class DiscardedRefusal implements BodySubscriber<Void> {
     private final AtomicReference<Flow.Subscription> subscription = new AtomicReference<>();
     /** Set once, by the body's end or by the give-up, whichever comes first. */
     private final AtomicBoolean finished = new AtomicBoolean();
+    private final AtomicBoolean released = new AtomicBoolean();
+    private volatile boolean givenUp;
     private long bytes; // onNext calls never overlap (Flow's rule)
 
     @Override
@@ -75,17 +78,23 @@ final class DiscardedRefusal implements BodySubscriber<Void> {
         finish(true);
     }
 
-    /**
-     * The body is said to be read before the cancel: from Java 21 the JDK fails the whole exchange
-     * when its subscriber cancels before the body future is done ("fixed content-length: ..., bytes
-     * received: ..."). The cancel then makes it close the connection rather than pool it.
-     */
-    private void finish(boolean cancel) {
+    private void finish(boolean givingUp) {
         if (finished.compareAndSet(false, true)) {
+            givenUp = givingUp;
             discarded.complete(null);
-            if (cancel) {
-                subscription.get().cancel();
-            }
+        }
+    }
+
+    /**
+     * Called by the adapter once the client has delivered the response: a body given up is
+     * cancelled then, and the JDK closes its connection rather than pool it. Not sooner: from
+     * Java 21 the JDK fails the exchange still in flight when its body subscriber cancels ("fixed
+     * content-length: ..., bytes received: ..."), and the response is delivered on another thread
+     * some time after the body is said to be read.
+     */
+    void releaseConnection() {
+        if (givenUp && released.compareAndSet(false, true)) {
+            subscription.get().cancel();
         }
     }
 }

@@ -16,6 +16,7 @@ final class GovernedBodyHandler<T> implements BodyHandler<T> {
 
     private final BodyHandler<T> application;
     private final Call call;
+    private volatile DiscardedRefusal discarded;
 
     GovernedBodyHandler(BodyHandler<T> application, Call call) {
         this.application = application;
@@ -34,7 +35,15 @@ final class GovernedBodyHandler<T> implements BodyHandler<T> {
             return application.apply(info);
         }
         @SuppressWarnings("unchecked") // the body of a discarded refusal is never seen by anyone
-        BodySubscriber<T> discarded = (BodySubscriber<T>) new DiscardedRefusal();
-        return discarded;
+        BodySubscriber<T> refusal = (BodySubscriber<T>) (discarded = new DiscardedRefusal());
+        return refusal;
+    }
+
+    /** Once the client has delivered this attempt's response, or failed it: a refused body given up on lets its connection go. */
+    void afterResponse() {
+        DiscardedRefusal refusal = discarded;
+        if (refusal != null) {
+            refusal.releaseConnection();
+        }
     }
 }

@@ -46,9 +46,11 @@ public final class JdkSend {
                     AgentLog.failure("waiting for a java.net.http turn", e);
                 }
                 HttpResponse<T> response;
+                GovernedBodyHandler<T> governed = new GovernedBodyHandler<>(handler, call);
                 try {
-                    response = client.send(request, new GovernedBodyHandler<>(handler, call));
+                    response = client.send(request, governed);
                 } finally {
+                    governed.afterResponse();
                     call.endAttempt();
                 }
                 if (!call.retryRequested()) {

@@ -104,7 +104,8 @@ public final class JdkSendAsync {
         }
 
         private void send() {
-            CompletableFuture<HttpResponse<T>> sent = sendInside(new GovernedBodyHandler<>(handler, call));
+            GovernedBodyHandler<T> governed = new GovernedBodyHandler<>(handler, call);
+            CompletableFuture<HttpResponse<T>> sent = sendInside(governed);
             if (sent == null) {
                 call.endAttempt();
                 return;
@@ -114,6 +115,7 @@ public final class JdkSendAsync {
                 sent.cancel(true); // completed by the application while this was being sent
             }
             sent.whenComplete((response, failure) -> {
+                governed.afterResponse();
                 call.endAttempt();
                 if (failure != null) {
                     fail(unwrap(failure));

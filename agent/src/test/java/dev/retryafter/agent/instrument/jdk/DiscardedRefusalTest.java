@@ -48,11 +48,12 @@ class DiscardedRefusalTest {
         refusal.onComplete();
         assertTrue(body(refusal).isDone());
         Thread.sleep(2 * DiscardedRefusal.MAX_MILLIS); // the give-up comes, and finds nothing to do
+        refusal.releaseConnection();
         assertEquals(0, subscription.cancels.get(), "the connection can be reused");
     }
 
     @Test
-    void aBodyPastTheBytesIsCancelledAtOnce() {
+    void aBodyPastTheBytesIsLeftAtOnceAndCancelledWhenTheResponseIsDelivered() {
         DiscardedRefusal refusal = new DiscardedRefusal();
         Subscription subscription = new Subscription();
         refusal.onSubscribe(subscription);
@@ -60,19 +61,23 @@ class DiscardedRefusalTest {
             refusal.onNext(List.of(ByteBuffer.allocate(8192)));
         }
         assertTrue(body(refusal).isDone());
+        assertEquals(0, subscription.cancels.get(), "not while the JDK may still be delivering the response");
+        refusal.releaseConnection();
         assertEquals(1, subscription.cancels.get());
         refusal.onComplete();
+        refusal.releaseConnection();
         assertEquals(1, subscription.cancels.get(), "once");
     }
 
     /** Bounded by what cannot happen: a body that never ends is never given up on. */
     @Test
-    void aBodyThatStallsIsCancelledAfterTheTime() throws Exception {
+    void aBodyThatStallsIsLeftAfterTheTime() throws Exception {
         DiscardedRefusal refusal = new DiscardedRefusal();
         Subscription subscription = new Subscription();
         refusal.onSubscribe(subscription);
         refusal.onNext(List.of(ByteBuffer.allocate(10)));
         body(refusal).get(10, TimeUnit.SECONDS);
+        refusal.releaseConnection();
         assertEquals(1, subscription.cancels.get());
     }
 
