@@ -39,6 +39,15 @@ final class GovernedBodyHandler<T> implements BodyHandler<T> {
         return refusal;
     }
 
+    /**
+     * Whether this attempt's response was a refusal the agent retries. Its body is the agent's
+     * alone, so a failure reading it (a body cut short: from Java 21 the JDK fails the exchange
+     * with it) is no reason to stop: the refusal is retried all the same.
+     */
+    boolean discardedARefusal() {
+        return discarded != null;
+    }
+
     /** Once the client has delivered this attempt's response, or failed it: a refused body given up on lets its connection go. */
     void afterResponse() {
         DiscardedRefusal refusal = discarded;
