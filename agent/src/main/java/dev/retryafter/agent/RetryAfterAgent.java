@@ -3,6 +3,7 @@ package dev.retryafter.agent;
 import dev.retryafter.agent.config.AgentArguments;
 import dev.retryafter.agent.config.AgentConfig;
 import dev.retryafter.agent.config.ConfigException;
+import dev.retryafter.agent.config.OffSwitch;
 
 import java.lang.instrument.Instrumentation;
 
@@ -31,6 +32,9 @@ public final class RetryAfterAgent {
             AgentLog.logger().warn("already running; the second attach is ignored");
             return;
         }
+        if (isSwitchedOff(argument)) {
+            return;
+        }
         AgentConfig config;
         try {
             config = AgentArguments.load(argument, System.getenv());
@@ -52,5 +56,28 @@ public final class RetryAfterAgent {
         } catch (Throwable t) {
             AgentLog.logger().error("could not start; the agent is off and the application runs unchanged", t);
         }
+    }
+
+    /**
+     * Off is decided first, from the switch alone, and said in one plain line: nothing else of the
+     * agent is loaded for it. Any failure here leaves the decision to the full read.
+     */
+    private static boolean isSwitchedOff(String argument) {
+        String offBy;
+        try {
+            offBy = OffSwitch.offBy(argument, System.getenv());
+        } catch (Throwable t) {
+            return false;
+        }
+        if (offBy == null) {
+            return false;
+        }
+        try {
+            PlainLog.info(new StringBuilder("off (enabled=false, from ").append(offBy)
+                    .append("); no class is changed and no policy is read").toString()); // no +: see OffSwitch
+        } catch (Throwable t) {
+            // off all the same: only the line was lost
+        }
+        return true;
     }
 }

@@ -23,7 +23,7 @@ public final class AgentArguments {
 
     public static final String ENABLED_VARIABLE = "RETRY_AFTER_AGENT_ENABLED";
     private static final String SOURCE = "agent argument";
-    private static final String CONFIG = "config";
+    static final String CONFIG = "config";
 
     private AgentArguments() {
     }

@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -35,6 +37,17 @@ public final class PolicyFile {
     private static final String DEFAULT_PREFIX = "default.";
     private static final String POLICY_PREFIX = "policy.";
     private static final String HOSTS = "hosts";
+    private static final String MIN_SLEEP = "min-sleep";
+    private static final String MAX_SLEEP = "max-sleep";
+    private static final String BACKOFF_BASE = "backoff-base";
+    private static final String BACKOFF_CAP = "backoff-cap";
+    /** Settings whose check compares them with another: each upper bound, and the value it must not be below. */
+    private static final Map<String, String> LOWER_OF = new HashMap<>();
+
+    static {
+        LOWER_OF.put(MAX_SLEEP, MIN_SLEEP);
+        LOWER_OF.put(BACKOFF_CAP, BACKOFF_BASE);
+    }
 
     /** One key = value, and where it was written. */
     static final class Line {
@@ -74,34 +87,7 @@ public final class PolicyFile {
     }
 
     static List<Line> parse(String source, String text) throws ConfigException {
-        List<Line> lines = new ArrayList<>();
-        Map<String, Line> seen = new LinkedHashMap<>();
-        String[] physical = text.split("\r\n|\r|\n", -1);
-        for (int i = 0; i < physical.length; i++) {
-            int number = i + 1;
-            StringBuilder logical = new StringBuilder(stripComment(physical[i]));
-            while (endsWithContinuation(logical) && i + 1 < physical.length) {
-                logical.setLength(logical.length() - 1);
-                logical.append(' ').append(stripComment(physical[++i]).trim());
-            }
-            String content = logical.toString().trim();
-            if (content.isEmpty()) {
-                continue;
-            }
-            int separator = separatorIndex(content);
-            if (separator < 0) {
-                throw new ConfigException(source, number, content, "is not a 'key = value' line");
-            }
-            String key = content.substring(0, separator).trim();
-            String value = content.substring(separator + 1).trim();
-            Line line = new Line(source, number, key, value);
-            Line earlier = seen.put(key, line);
-            if (earlier != null) {
-                throw line.error("is set twice; first on line " + earlier.number);
-            }
-            lines.add(line);
-        }
-        return lines;
+        return PolicyLines.parse(source, text);
     }
 
     private static AgentConfig build(List<Line> fileLines, List<Line> overrides, String source) throws ConfigException {
@@ -137,8 +123,12 @@ public final class PolicyFile {
                 Setting setting = settingOrError(line, key.substring(DEFAULT_PREFIX.length()), DEFAULT_PREFIX);
                 apply(line, setting, defaults);
                 defaultLines.put(setting.key(), line);
-            } else if (key.startsWith(POLICY_PREFIX) && key.indexOf('.', POLICY_PREFIX.length()) > POLICY_PREFIX.length()) {
+            } else if (key.startsWith(POLICY_PREFIX)) {
                 int dot = key.indexOf('.', POLICY_PREFIX.length());
+                if (dot <= POLICY_PREFIX.length()) {
+                    throw line.error(dot < 0 ? "names no policy: write " + POLICY_PREFIX + "NAME." + HOSTS + " or " + POLICY_PREFIX + "NAME.SETTING"
+                            : "has an empty policy name: write " + POLICY_PREFIX + "NAME." + HOSTS + " or " + POLICY_PREFIX + "NAME.SETTING");
+                }
                 String name = key.substring(POLICY_PREFIX.length(), dot);
                 String rest = key.substring(dot + 1);
                 if (!rest.equals(HOSTS)) {
@@ -150,7 +140,7 @@ public final class PolicyFile {
             }
         }
 
-        Policy defaultPolicy = buildPolicy(defaults, defaultLines, defaultLines, source);
+        Policy defaultPolicy = buildPolicy(defaults, Policy.DEFAULTS, defaultLines, Collections.<String, Line>emptyMap(), source);
         List<Policies.Entry> entries = new ArrayList<>();
         for (Map.Entry<String, Map<String, Line>> policy : policyLines.entrySet()) {
             String name = policy.getKey();
@@ -167,28 +157,70 @@ public final class PolicyFile {
                     apply(setting.getValue(), Setting.named(setting.getKey()), builder);
                 }
             }
-            entries.add(new Policies.Entry(hostPatterns(hosts), buildPolicy(builder, lines, defaultLines, source)));
+            entries.add(new Policies.Entry(hostPatterns(hosts), buildPolicy(builder, defaultPolicy, lines, defaultLines, source)));
         }
         return new AgentConfig(enabled, report, new Policies(entries, defaultPolicy), source,
                 new AgentConfig.StateFile(stateFile, stateInterval, stateMaxAge));
     }
 
-    private static Policy buildPolicy(Policy.Builder builder, Map<String, Line> lines, Map<String, Line> defaultLines,
-                                      String source) throws ConfigException {
+    /**
+     * Builds the policy; an invalid one is reported at the line that set the offending value, in
+     * this policy or in the defaults it inherits. Of two settings that contradict each other, the
+     * one set last is named: the one that made them inconsistent.
+     */
+    private static Policy buildPolicy(Policy.Builder builder, Policy inherited, Map<String, Line> lines,
+                                      Map<String, Line> defaultLines, String source) throws ConfigException {
         try {
             return builder.build();
         } catch (Policy.InvalidSetting e) {
-            // Name the line that set the offending value, in this policy or in the defaults.
-            Line line = lines.containsKey(e.setting()) ? lines.get(e.setting()) : defaultLines.get(e.setting());
-            if (line == null && !lines.isEmpty()) {
-                line = lines.values().iterator().next();
+            String lower = LOWER_OF.get(e.setting());
+            if (lower == null) {
+                Line line = writtenFor(e.setting(), lines, defaultLines);
+                String message = e.getMessage().substring(e.setting().length() + 2);
+                throw line == null ? new ConfigException(source, 0, e.setting(), message) : line.error(message);
             }
-            String message = e.getMessage().substring(e.setting().length() + 2);
-            if (line == null) {
-                throw new ConfigException(source, 0, e.setting(), message);
+            String upper = e.setting();
+            Line lowerLine = writtenFor(lower, lines, defaultLines);
+            Line upperLine = writtenFor(upper, lines, defaultLines);
+            if (lowerLine == null && upperLine == null) {
+                throw new ConfigException(source, 0, upper, "must not be below " + lower);
             }
-            throw new ConfigException(line.source, line.number, line.key.endsWith(e.setting()) ? line.key : e.setting(), message);
+            boolean blameLower = upperLine == null || (lowerLine != null && setLater(lowerLine, upperLine, lines));
+            if (blameLower) {
+                throw lowerLine.error("must not be above " + upper + " (" + describe(upper, upperLine, inherited) + ")");
+            }
+            throw upperLine.error("must not be below " + lower + " (" + describe(lower, lowerLine, inherited) + ")");
         }
+    }
+
+    /** This policy's own line for the setting, else the defaults' line it inherits, else null. */
+    private static Line writtenFor(String setting, Map<String, Line> lines, Map<String, Line> defaultLines) {
+        Line own = lines.get(setting);
+        return own != null ? own : defaultLines.get(setting);
+    }
+
+    /** A policy's own line comes after the defaults it inherits; an argument, after the file it overrides. */
+    private static boolean setLater(Line a, Line b, Map<String, Line> ownLines) {
+        boolean aOwn = ownLines.containsValue(a);
+        if (aOwn != ownLines.containsValue(b)) {
+            return aOwn;
+        }
+        boolean aArgument = a.number == 0;
+        if (aArgument != (b.number == 0)) {
+            return aArgument;
+        }
+        return a.number > b.number;
+    }
+
+    private static String describe(String setting, Line line, Policy inherited) {
+        if (line != null) {
+            return line.key + " = " + line.value + (line.number > 0 ? ", line " + line.number : ", in the agent argument");
+        }
+        long millis = setting.equals(MIN_SLEEP) ? inherited.minSleepMillis()
+                : setting.equals(MAX_SLEEP) ? inherited.maxSleepMillis()
+                : setting.equals(BACKOFF_BASE) ? inherited.backoffBaseMillis()
+                : inherited.backoffCapMillis();
+        return Values.formatMillis(millis) + ", the built-in default";
     }
 
     private static List<HostPattern> hostPatterns(Line line) throws ConfigException {
@@ -248,7 +280,7 @@ public final class PolicyFile {
         known.add(STATE_INTERVAL);
         known.add(STATE_MAX_AGE);
         String policyPrefix = DEFAULT_PREFIX;
-        if (key.startsWith(POLICY_PREFIX) && key.indexOf('.', POLICY_PREFIX.length()) > 0) {
+        if (key.startsWith(POLICY_PREFIX) && key.indexOf('.', POLICY_PREFIX.length()) > POLICY_PREFIX.length()) {
             policyPrefix = key.substring(0, key.indexOf('.', POLICY_PREFIX.length()) + 1);
             known.add(policyPrefix + HOSTS);
         }
@@ -260,42 +292,11 @@ public final class PolicyFile {
         int bestDistance = Integer.MAX_VALUE;
         for (String candidate : known) {
             int distance = Levenshtein.distance(key.toLowerCase(Locale.ROOT), candidate);
-            if (distance < bestDistance) {
+            if (distance < bestDistance && !candidate.equals(key)) {
                 best = candidate;
                 bestDistance = distance;
             }
         }
         return bestDistance <= Math.max(3, key.length() / 4) ? "; did you mean " + best + "?" : "";
-    }
-
-    private static String stripComment(String line) {
-        String trimmed = line.trim();
-        if (trimmed.startsWith("#") || trimmed.startsWith("!")) {
-            return "";
-        }
-        for (int i = 1; i < line.length(); i++) {
-            if (line.charAt(i) == '#' && Character.isWhitespace(line.charAt(i - 1))) {
-                return line.substring(0, i);
-            }
-        }
-        return line;
-    }
-
-    private static boolean endsWithContinuation(StringBuilder line) {
-        int end = line.length();
-        while (end > 0 && Character.isWhitespace(line.charAt(end - 1))) {
-            end--;
-        }
-        line.setLength(end);
-        return end > 0 && line.charAt(end - 1) == '\\';
-    }
-
-    private static int separatorIndex(String content) {
-        int equals = content.indexOf('=');
-        int colon = content.indexOf(':');
-        if (equals < 0) {
-            return colon;
-        }
-        return colon < 0 ? equals : Math.min(equals, colon);
     }
 }

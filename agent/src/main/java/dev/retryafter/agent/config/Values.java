@@ -7,15 +7,18 @@ import java.util.regex.Pattern;
 /** Reads the values a policy file holds. Each method throws IllegalArgumentException with a message fit for the user. */
 final class Values {
 
-    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)?");
-    private static final Pattern RATE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*/\\s*(s|sec|second|m|min|minute|h|hour)");
-
     private Values() {
+    }
+
+    /** Compiled on first use, not when {@link #bool} is all start-up needs to read {@code enabled}. */
+    private static final class Formats {
+        static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)?");
+        static final Pattern RATE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*/\\s*(s|sec|second|m|min|minute|h|hour)");
     }
 
     /** {@code 250ms}, {@code 1s}, {@code 5m}, {@code 1h}; a bare number is seconds. */
     static long durationMillis(String text) {
-        Matcher m = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
+        Matcher m = Formats.DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
         if (!m.matches()) {
             throw new IllegalArgumentException("'" + text + "' is not a duration; write 250ms, 1s, 5m or 1h (a bare number is seconds)");
         }
@@ -41,9 +44,14 @@ final class Values {
         return Math.round(millis);
     }
 
+    /** A duration as a policy file would spell it: whole seconds as {@code 60s}, anything else in {@code ms}. */
+    static String formatMillis(long millis) {
+        return millis % 1_000 == 0 ? millis / 1_000 + "s" : millis + "ms";
+    }
+
     /** {@code 40/min}, {@code 2/s}, {@code 100/h}, in requests per second. */
     static double ratePerSecond(String text) {
-        Matcher m = RATE.matcher(text.trim().toLowerCase(Locale.ROOT));
+        Matcher m = Formats.RATE.matcher(text.trim().toLowerCase(Locale.ROOT));
         if (!m.matches()) {
             throw new IllegalArgumentException("'" + text + "' is not a rate; write 40/min, 2/s or 100/h");
         }

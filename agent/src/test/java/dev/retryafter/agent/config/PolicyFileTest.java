@@ -166,6 +166,89 @@ class PolicyFileTest {
         assertTrue(e.getMessage().contains("must not be below min-sleep"), e.getMessage());
     }
 
+    /** The case: backoff-cap is not in the file, so it cannot be the key to blame. */
+    @Test
+    void aBackoffBaseAboveTheDefaultCapNamesItsOwnLineAndKey() throws Exception {
+        ConfigException e = error("default.backoff-base = 90s\n");
+        assertEquals(1, e.line());
+        assertEquals("default.backoff-base", e.key());
+        assertTrue(e.getMessage().endsWith(":1: default.backoff-base: must not be above backoff-cap (60s, the built-in default)"),
+                e.getMessage());
+    }
+
+    @Test
+    void anInconsistentPolicySettingNamesItsLineNotTheHostsLine() throws Exception {
+        ConfigException e = error("policy.b.hosts = b.gov\npolicy.b.backoff-base = 2m\n");
+        assertEquals(2, e.line());
+        assertEquals("policy.b.backoff-base", e.key());
+        assertTrue(e.getMessage().contains("must not be above backoff-cap"), e.getMessage());
+    }
+
+    @Test
+    void ofTwoInconsistentKeysTheOneSetLastIsNamed() throws Exception {
+        ConfigException inDefaults = error("default.backoff-cap = 10s\ndefault.backoff-base = 20s\n");
+        assertEquals(2, inDefaults.line());
+        assertEquals("default.backoff-base", inDefaults.key());
+        assertTrue(inDefaults.getMessage().endsWith("must not be above backoff-cap (default.backoff-cap = 10s, line 1)"),
+                inDefaults.getMessage());
+        ConfigException capLast = error("default.min-sleep = 20s\ndefault.max-sleep = 10s\n");
+        assertEquals(2, capLast.line());
+        assertEquals("default.max-sleep", capLast.key());
+        assertTrue(capLast.getMessage().endsWith("must not be below min-sleep (default.min-sleep = 20s, line 1)"), capLast.getMessage());
+        ConfigException policyOverDefaults = error("policy.p.hosts = a.gov\npolicy.p.max-sleep = 3s\ndefault.min-sleep = 2s\n"
+                + "default.max-sleep = 4s\npolicy.p.min-sleep = 5s\n");
+        assertEquals(5, policyOverDefaults.line(), "the policy's own key, not the defaults' it inherits");
+        assertEquals("policy.p.min-sleep", policyOverDefaults.key());
+        ConfigException inherited = error("default.min-sleep = 20s\npolicy.p.hosts = a.gov\npolicy.p.max-sleep = 5s\n");
+        assertEquals(3, inherited.line());
+        assertTrue(inherited.getMessage().endsWith("must not be below min-sleep (default.min-sleep = 20s, line 1)"), inherited.getMessage());
+    }
+
+    @Test
+    void anArgumentOverrideThatMakesTheFileInconsistentIsNamed() throws Exception {
+        Path file = dir.resolve("policies.properties");
+        Files.writeString(file, "default.backoff-cap = 10s\n");
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> AgentArguments.load("config=" + file + ",default.backoff-base=20s", Map.of()));
+        assertEquals("agent argument", e.source());
+        assertEquals("default.backoff-base", e.key());
+    }
+
+    @Test
+    void aContinuedLineNamesTheLineItsKeyIsOn() throws Exception {
+        ConfigException afterContinuation = error("policy.many.hosts = a.example, \\\n"
+                + "    b.example\n"
+                + "default.max-sleep = soon\n");
+        assertEquals(3, afterContinuation.line());
+        ConfigException keyAfterABackslash = error("# policies\n\\\ndefault.max-sleep = soon\n");
+        assertEquals(3, keyAfterABackslash.line(), "a line holding only a continuation has no key");
+        ConfigException valueContinued = error("default.window = \\\n  soon\n");
+        assertEquals(1, valueContinued.line(), "the key's own line");
+        ConfigException twice = error("default.window = 1s\n\\\ndefault.window = 2s\n");
+        assertEquals(3, twice.line());
+        assertTrue(twice.getMessage().contains("set twice; first on line 1"), twice.getMessage());
+    }
+
+    @Test
+    void aPolicyWithoutANameIsAnErrorThatDoesNotSuggestItself() throws Exception {
+        ConfigException e = error("default.min-sleep = 1s\npolicy..hosts = a.gov\n");
+        assertEquals(2, e.line());
+        assertEquals("policy..hosts", e.key());
+        assertFalse(e.getMessage().contains("did you mean policy..hosts"), e.getMessage());
+        assertTrue(e.getMessage().contains("policy.NAME.hosts"), e.getMessage());
+        ConfigException noSetting = error("policy.hosts = a.gov\n");
+        assertFalse(noSetting.getMessage().contains("did you mean policy.hosts"), noSetting.getMessage());
+        assertTrue(noSetting.getMessage().contains("policy.NAME.hosts"), noSetting.getMessage());
+        ConfigException typo = error("policy..max-atempts = 2\n");
+        assertFalse(typo.getMessage().contains("did you mean policy..max-attempts"), typo.getMessage());
+    }
+
+    @Test
+    void aSuggestionIsNeverTheKeyAsWritten() {
+        assertEquals("", PolicyFile.suggestion("policy..hosts"));
+        assertEquals("; did you mean policy.king.max-concurrency?", PolicyFile.suggestion("policy.king.max-concurency"));
+    }
+
     @Test
     void aKeySetTwiceIsAnError() throws Exception {
         ConfigException e = error("default.window = 1s\ndefault.window = 2s\n");

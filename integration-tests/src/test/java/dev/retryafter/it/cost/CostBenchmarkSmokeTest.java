@@ -67,7 +67,7 @@ class CostBenchmarkSmokeTest {
         assertAll(report.startUp().stream().map(cell -> () -> {
             String row = cell.client() + " on " + cell.jdk();
             assertEquals(cell.jdk().isAvailable(), cell.measured(), row + " measured");
-            for (StartUp.Run run : concat(cell.without(), cell.with())) {
+            for (StartUp.Run run : Stream.of(cell.without(), cell.with(), cell.off()).flatMap(List::stream).toList()) {
                 assertTrue(run.toMainMillis() >= 0 && run.toMainMillis() <= run.toFirstResponseMillis(), row + ": " + run);
                 // That it ran, not how fast: a smoke run beside other tests on two cores can take any time.
                 assertTrue(run.toFirstResponseMillis() > 0, row + ": " + run);
@@ -76,6 +76,16 @@ class CostBenchmarkSmokeTest {
         }));
         // A JDK that is missing had its rows marked; the test then says so by being skipped, loudly.
         Jdk.all().forEach(Jdk::javaOrSkip);
+    }
+
+    /** Only that it ran, with the agent there and off: what off costs is for the full run to say. */
+    @Test
+    void startUpWithTheAgentSwitchedOffRanBesideTheOthers() {
+        assertAll(report.startUp().stream().filter(StartUp.Cell::measured).map(cell -> () -> {
+            String row = cell.client() + " on " + cell.jdk();
+            assertEquals(settings.startUpRuns(), cell.off().size(), row);
+            cell.off().forEach(run -> assertTrue(run.saidOff(), row + ": the agent said it was off: " + run));
+        }));
     }
 
     @Test
@@ -115,6 +125,7 @@ class CostBenchmarkSmokeTest {
         String markdown = report.markdown();
         assertEquals(report.happy().size(), rowsUnder(markdown, CostReport.HAPPY_HEADER));
         assertEquals(report.startUp().size(), rowsUnder(markdown, CostReport.START_UP_HEADER));
+        assertEquals(report.startUp().size(), rowsUnder(markdown, CostReport.START_UP_OFF_HEADER));
         assertEquals(report.engine().populations().size(), rowsUnder(markdown, CostReport.POPULATION_HEADER));
     }
 
@@ -122,9 +133,5 @@ class CostBenchmarkSmokeTest {
         int start = markdown.indexOf(header);
         assertTrue(start >= 0, "no table " + header);
         return markdown.substring(start).lines().skip(2).takeWhile(line -> line.startsWith("|")).count();
-    }
-
-    private static List<StartUp.Run> concat(List<StartUp.Run> a, List<StartUp.Run> b) {
-        return Stream.concat(a.stream(), b.stream()).toList();
     }
 }

@@ -19,6 +19,9 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
     static final String START_UP_HEADER = "| JDK | client | start → first response, without (ms) | with (ms) | added (ms) "
             + "| start → main, without (ms) | with (ms) | process, start to exit, without (ms) | with (ms) | added (ms) "
             + "| classes loaded, without | with |";
+    static final String START_UP_OFF_HEADER = "| JDK | client | start → first response, without (ms) | off (ms) | added (ms) "
+            + "| start → main, without (ms) | off (ms) | process, start to exit, without (ms) | off (ms) | added (ms) "
+            + "| classes loaded, without | off |";
     static final String POPULATION_HEADER = "| population | hosts | requests per host | retained (bytes) | per host (bytes) |";
 
     String markdown() {
@@ -125,7 +128,7 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
     private void startUp(StringBuilder md) {
         md.append("## Start-up\n\n");
         line(md, "A one-request program per client; the agent with no argument (every host on the defaults). %d measured "
-                        + "run(s) per JDK, client and arm, alternating without and with%s; medians.\n",
+                        + "run(s) per JDK, client and arm, in turn without, with and off (the second table)%s; medians.\n",
                 settings.startUpRuns(), settings.startUpWarmUps() > 0
                         ? ", after " + settings.startUpWarmUps() + " unmeasured run(s) of each to warm the OS file cache" : "");
         md.append(START_UP_HEADER).append('\n');
@@ -142,6 +145,30 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
                     c.median(c.without(), StartUp.Run::wallMillis), c.median(c.with(), StartUp.Run::wallMillis),
                     c.added(StartUp.Run::wallMillis),
                     c.median(c.without(), StartUp.Run::classes), c.median(c.with(), StartUp.Run::classes));
+        }
+        md.append('\n');
+        startUpOff(md);
+    }
+
+    /** The same runs' third arm: the agent on the command line, switched off. Off should cost no more than opening the jar. */
+    private void startUpOff(StringBuilder md) {
+        line(md, "Switched off: the same program with the agent and `%s`, in the same rotation (without, with, off). "
+                + "The agent decides it is off before it loads anything of its own beyond the switch, so what is "
+                + "added is about what opening the jar costs the JVM.\n", StartUp.OFF_ARGUMENT);
+        md.append(START_UP_OFF_HEADER).append('\n');
+        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        for (StartUp.Cell c : startUp) {
+            if (!c.measured()) {
+                line(md, "| %s | %s | JDK missing | | | | | | | | | |", c.jdk(), c.client());
+                continue;
+            }
+            line(md, "| %s | %s | %.0f | %.0f | %+.0f | %.0f | %.0f | %.0f | %.0f | %+.0f | %.0f | %.0f |", c.jdk(), c.client(),
+                    c.median(c.without(), StartUp.Run::toFirstResponseMillis), c.median(c.off(), StartUp.Run::toFirstResponseMillis),
+                    c.addedOff(StartUp.Run::toFirstResponseMillis),
+                    c.median(c.without(), StartUp.Run::toMainMillis), c.median(c.off(), StartUp.Run::toMainMillis),
+                    c.median(c.without(), StartUp.Run::wallMillis), c.median(c.off(), StartUp.Run::wallMillis),
+                    c.addedOff(StartUp.Run::wallMillis),
+                    c.median(c.without(), StartUp.Run::classes), c.median(c.off(), StartUp.Run::classes));
         }
         md.append('\n');
     }
@@ -223,7 +250,7 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
                 + "with its traffic, up to 512 timestamps, so a busy host costs more than a quiet one; the target is "
                 + "judged on the mixed population, the busy one shows the bound.\n");
         md.append("- The load average in the header is the whole machine's: when other work ran alongside, every "
-                + "figure is noisier, the alternating order spreading the disturbance over both arms.\n");
+                + "figure is noisier, the alternating order spreading the disturbance over the arms.\n");
     }
 
     /** The median, and the range in brackets when there is more than one value. */

@@ -11,10 +11,15 @@ import java.util.Locale;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Start-up: a {@link FirstResponse} child JVM per JDK, client and arm, without and with the agent
- * in turn. The agent runs as it is deployed with no argument: defaults for every host.
+ * Start-up: a {@link FirstResponse} child JVM per JDK, client and arm, in turn without the agent,
+ * with it as it is deployed with no argument (defaults for every host), and with it switched off
+ * ({@value #OFF_ARGUMENT}), whose cost should be no more than opening the jar.
  */
 final class StartUp {
+
+    static final String OFF_ARGUMENT = "enabled=false";
+    /** The line the agent prints when it is off: the check that the off arm ran the agent at all. */
+    static final String OFF_LINE = "retry-after-agent - off (enabled=false";
 
     private StartUp() {
     }
@@ -22,17 +27,17 @@ final class StartUp {
     /**
      * One run, in milliseconds: from the JVM's start to main and to the first response, both read
      * inside the child; and the child process from start to exit, as the parent saw it.
-     * {@code agentCounted} is -1 without the agent.
+     * {@code agentCounted} is -1 without the agent or with it off; {@code saidOff}, whether the agent said it was off.
      */
     record Run(long toMainMillis, long toFirstResponseMillis, long wallMillis, long classes, String version,
-               long agentCounted) {
+               long agentCounted, boolean saidOff) {
     }
 
-    /** A client on a JDK: its runs in the order they ran. No runs: the JDK is missing. */
-    record Cell(Jdk jdk, String client, List<Run> without, List<Run> with) {
+    /** A client on a JDK: its runs in the order they ran, per arm. No runs: the JDK is missing. */
+    record Cell(Jdk jdk, String client, List<Run> without, List<Run> with, List<Run> off) {
 
         boolean measured() {
-            return !without.isEmpty() && !with.isEmpty();
+            return !without.isEmpty() && !with.isEmpty() && !off.isEmpty();
         }
 
         double median(List<Run> arm, ToDoubleFunction<Run> figure) {
@@ -42,6 +47,11 @@ final class StartUp {
         /** What the agent adds, median against median. */
         double added(ToDoubleFunction<Run> figure) {
             return median(with, figure) - median(without, figure);
+        }
+
+        /** What the agent switched off adds, median against median. */
+        double addedOff(ToDoubleFunction<Run> figure) {
+            return median(off, figure) - median(without, figure);
         }
 
         String version() {
@@ -57,7 +67,7 @@ final class StartUp {
                 CostBenchmark.loud(jdk + " NOT FOUND at " + jdk.java() + ": its start-up rows are marked JDK missing");
             }
             for (String client : clientsOn(settings, jdk)) {
-                Cell cell = new Cell(jdk, client, new ArrayList<>(), new ArrayList<>());
+                Cell cell = new Cell(jdk, client, new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
                 cells.add(cell);
                 if (available) {
                     measure(settings, snapshot, server, cell);
@@ -80,23 +90,33 @@ final class StartUp {
     private static void measure(CostSettings settings, Snapshot snapshot, URI server, Cell cell)
             throws IOException, InterruptedException {
         for (int i = 0; i < settings.startUpWarmUps(); i++) {
-            firstResponse(snapshot, server, cell, false);
-            firstResponse(snapshot, server, cell, true);
+            for (Arm arm : Arm.values()) {
+                firstResponse(snapshot, server, cell, arm);
+            }
         }
         for (int i = 0; i < settings.startUpRuns(); i++) {
-            cell.without().add(firstResponse(snapshot, server, cell, false));
-            cell.with().add(firstResponse(snapshot, server, cell, true));
+            cell.without().add(firstResponse(snapshot, server, cell, Arm.WITHOUT));
+            cell.with().add(firstResponse(snapshot, server, cell, Arm.WITH));
+            cell.off().add(firstResponse(snapshot, server, cell, Arm.OFF));
         }
-        CostBenchmark.progress(String.format(Locale.ROOT, "start-up, %s on %s: %.0f ms to the first response without, %.0f with",
+        CostBenchmark.progress(String.format(Locale.ROOT, "start-up, %s on %s: %.0f ms to the first response without, %.0f with, "
+                        + "%.0f off; process %.0f ms without, %.0f off",
                 cell.client(), cell.jdk(), cell.median(cell.without(), Run::toFirstResponseMillis),
-                cell.median(cell.with(), Run::toFirstResponseMillis)));
+                cell.median(cell.with(), Run::toFirstResponseMillis), cell.median(cell.off(), Run::toFirstResponseMillis),
+                cell.median(cell.without(), Run::wallMillis), cell.median(cell.off(), Run::wallMillis)));
     }
 
-    private static Run firstResponse(Snapshot snapshot, URI server, Cell cell, boolean agent)
+    private enum Arm {
+        WITHOUT, WITH, OFF
+    }
+
+    private static Run firstResponse(Snapshot snapshot, URI server, Cell cell, Arm arm)
             throws IOException, InterruptedException {
         ChildJvm jvm = ClientChild.jvm(snapshot, cell.jdk(), cell.client());
-        if (agent) {
+        if (arm == Arm.WITH) {
             jvm.jvmArg(snapshot.javaagent(null));
+        } else if (arm == Arm.OFF) {
+            jvm.jvmArg(snapshot.javaagent(OFF_ARGUMENT));
         }
         jvm.main(FirstResponse.class.getName(), cell.client(), server.toString());
         long started = System.nanoTime();
@@ -108,6 +128,7 @@ final class StartUp {
         }
         long jvmStart = result.number("jvmStart");
         return new Run(result.number("mainEntered") - jvmStart, result.number("firstResponse") - jvmStart, wallMillis,
-                result.number("classes"), result.text("version"), agent ? ClientChild.agentCounted(child, server) : -1);
+                result.number("classes"), result.text("version"), arm == Arm.WITH ? ClientChild.agentCounted(child, server) : -1,
+                child.stderr.contains(OFF_LINE));
     }
 }

@@ -5,18 +5,18 @@ import dev.retryafter.agent.engine.Call;
 
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodySubscriber;
-import java.net.http.HttpResponse.BodySubscribers;
 import java.net.http.HttpResponse.ResponseInfo;
 
 /**
  * Decides from the status and headers alone, before any body is read. A refusal the agent will
- * retry never reaches the application's handler: its body is discarded, so even a large 429 read
- * through {@code ofInputStream} cannot hold its connection.
+ * retry never reaches the application's handler: its body is discarded within a bound of time and
+ * bytes ({@link DiscardedRefusal}), so a large, stalled or endless 429 cannot hold up the retry.
  */
 final class GovernedBodyHandler<T> implements BodyHandler<T> {
 
     private final BodyHandler<T> application;
     private final Call call;
+    private volatile DiscardedRefusal discarded;
 
     GovernedBodyHandler(BodyHandler<T> application, Call call) {
         this.application = application;
@@ -35,7 +35,24 @@ final class GovernedBodyHandler<T> implements BodyHandler<T> {
             return application.apply(info);
         }
         @SuppressWarnings("unchecked") // the body of a discarded refusal is never seen by anyone
-        BodySubscriber<T> discarded = (BodySubscriber<T>) BodySubscribers.discarding();
-        return discarded;
+        BodySubscriber<T> refusal = (BodySubscriber<T>) (discarded = new DiscardedRefusal());
+        return refusal;
+    }
+
+    /**
+     * Whether this attempt's response was a refusal the agent retries. Its body is the agent's
+     * alone, so a failure reading it (a body cut short: from Java 21 the JDK fails the exchange
+     * with it) is no reason to stop: the refusal is retried all the same.
+     */
+    boolean discardedARefusal() {
+        return discarded != null;
+    }
+
+    /** Once the client has delivered this attempt's response, or failed it: a refused body given up on lets its connection go. */
+    void afterResponse() {
+        DiscardedRefusal refusal = discarded;
+        if (refusal != null) {
+            refusal.releaseConnection();
+        }
     }
 }

@@ -7,9 +7,28 @@ import dev.retryafter.agent.instrument.Endpoint;
 
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublisher;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Set;
 
 /** Turns a {@code java.net.http} request into an engine call. */
 final class JdkRequests {
+
+    /**
+     * The JDK's publishers that read their whole source again on each subscription, by exact class:
+     * {@code noBody}, {@code ofString}, {@code ofByteArray} and {@code ofFile}. Nothing else is
+     * vouched for: {@code ofByteArrays} iterates an {@code Iterable} that may be one-shot (a second
+     * POST then went out empty), a stream's supplier usually hands back the same, spent, stream,
+     * {@code concat} and {@code fromPublisher} wrap what no one can see into, and an application's
+     * own publisher may do anything. A subclass is not vouched for either.
+     */
+    private static final Set<String> REPLAYABLE = Collections.unmodifiableSet(new HashSet<>(Arrays.asList(
+            "jdk.internal.net.http.RequestPublishers$EmptyPublisher",
+            "jdk.internal.net.http.RequestPublishers$StringPublisher",
+            "jdk.internal.net.http.RequestPublishers$ByteArrayPublisher",
+            "jdk.internal.net.http.RequestPublishers$FilePublisher")));
 
     private JdkRequests() {
     }
@@ -29,20 +48,9 @@ final class JdkRequests {
         }
     }
 
-    /**
-     * Whether the body can be sent twice. The JDK's own publishers re-read their source on each
-     * subscription, except a stream (the supplier usually hands back the same, spent, stream), an
-     * adapted publisher, and a concatenation of parts no one can vouch for; an application's own
-     * publisher is not vouched for either.
-     */
+    /** Whether the body can be sent twice: no body, or one of the publishers the JDK proves replayable. */
     static boolean isReplayable(HttpRequest request) {
-        if (request.bodyPublisher().isEmpty()) {
-            return true;
-        }
-        String type = request.bodyPublisher().get().getClass().getName();
-        return type.startsWith("jdk.internal.net.http.RequestPublishers$")
-                && !type.endsWith("$InputStreamPublisher")
-                && !type.endsWith("$PublisherAdapter")
-                && !type.endsWith("$AggregatePublisher");
+        BodyPublisher body = request.bodyPublisher().orElse(null);
+        return body == null || REPLAYABLE.contains(body.getClass().getName());
     }
 }

@@ -45,13 +45,24 @@ public final class JdkSend {
                 } catch (RuntimeException e) {
                     AgentLog.failure("waiting for a java.net.http turn", e);
                 }
-                HttpResponse<T> response;
+                HttpResponse<T> response = null;
+                IOException refusalBodyFailed = null;
+                GovernedBodyHandler<T> governed = new GovernedBodyHandler<>(handler, call);
                 try {
-                    response = client.send(request, new GovernedBodyHandler<>(handler, call));
+                    response = client.send(request, governed);
+                } catch (IOException e) {
+                    if (!governed.discardedARefusal()) {
+                        throw e;
+                    }
+                    refusalBodyFailed = e; // the body of a refusal being retried: see discardedARefusal
                 } finally {
+                    governed.afterResponse();
                     call.endAttempt();
                 }
                 if (!call.retryRequested()) {
+                    if (refusalBodyFailed != null) {
+                        throw refusalBodyFailed;
+                    }
                     return response;
                 }
             }

@@ -6,6 +6,7 @@ import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.CallDepth;
 
+import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -104,7 +105,8 @@ public final class JdkSendAsync {
         }
 
         private void send() {
-            CompletableFuture<HttpResponse<T>> sent = sendInside(new GovernedBodyHandler<>(handler, call));
+            GovernedBodyHandler<T> governed = new GovernedBodyHandler<>(handler, call);
+            CompletableFuture<HttpResponse<T>> sent = sendInside(governed);
             if (sent == null) {
                 call.endAttempt();
                 return;
@@ -114,10 +116,14 @@ public final class JdkSendAsync {
                 sent.cancel(true); // completed by the application while this was being sent
             }
             sent.whenComplete((response, failure) -> {
+                governed.afterResponse();
                 call.endAttempt();
-                if (failure != null) {
-                    fail(unwrap(failure));
-                } else if (call.retryRequested() && !isDone()) {
+                Throwable cause = failure == null ? null : unwrap(failure);
+                boolean retry = call.retryRequested() && !isDone();
+                // A failure reading the body of a refusal being retried does not stop the retry (see discardedARefusal).
+                if (cause != null && !(retry && governed.discardedARefusal() && cause instanceof IOException)) {
+                    fail(cause);
+                } else if (retry) {
                     attempt();
                 } else {
                     succeed(response);

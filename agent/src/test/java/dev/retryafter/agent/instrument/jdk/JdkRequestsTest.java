@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument.jdk;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayInputStream;
 import java.net.URI;
@@ -8,6 +9,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublisher;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Flow;
 import java.util.concurrent.SubmissionPublisher;
@@ -22,13 +27,29 @@ class JdkRequestsTest {
         return HttpRequest.newBuilder(URI.create("http://127.0.0.1:1/upload")).POST(body).build();
     }
 
+    @TempDir
+    Path dir;
+
     @Test
-    void bodiesTheJdkReadsAgainFromTheirSourceAreReplayable() {
+    void bodiesTheJdkReadsAgainFromTheirSourceAreReplayable() throws Exception {
+        Path file = Files.write(dir.resolve("body.json"), new byte[] {'{', '}'});
         assertTrue(JdkRequests.isReplayable(HttpRequest.newBuilder(URI.create("http://127.0.0.1:1/")).GET().build()));
         assertTrue(JdkRequests.isReplayable(post(BodyPublishers.noBody())));
         assertTrue(JdkRequests.isReplayable(post(BodyPublishers.ofString("twice"))));
         assertTrue(JdkRequests.isReplayable(post(BodyPublishers.ofByteArray(new byte[] {1, 2}))));
-        assertTrue(JdkRequests.isReplayable(post(BodyPublishers.ofByteArrays(List.of(new byte[] {1})))));
+        assertTrue(JdkRequests.isReplayable(post(BodyPublishers.ofByteArray(new byte[] {1, 2, 3}, 1, 2))));
+        assertTrue(JdkRequests.isReplayable(post(BodyPublishers.ofFile(file))));
+        assertTrue(JdkRequests.isReplayable(HttpRequest.newBuilder(URI.create("http://127.0.0.1:1/")).DELETE().build()));
+    }
+
+    /** The case: the second POST went out with an empty body, and the application saw 200. */
+    @Test
+    void byteArraysFromAnIterableAreNotForItMayBeOneShot() {
+        Iterator<byte[]> once = List.of("thirteen char".getBytes(StandardCharsets.UTF_8)).iterator();
+        Iterable<byte[]> oneShot = () -> once;
+        assertFalse(JdkRequests.isReplayable(post(BodyPublishers.ofByteArrays(oneShot))));
+        assertFalse(JdkRequests.isReplayable(post(BodyPublishers.ofByteArrays(List.of(new byte[] {1})))),
+                "the agent cannot see which Iterable the JDK holds, so a List is not vouched for either");
     }
 
     @Test
