@@ -13,6 +13,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -29,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Spring's {@code RestTemplate} on both request factories that use Apache, against lying portals.
+ * Spring's {@code RestTemplate} on both request factories that use Apache, against lying portals,
+ * and the null target they may pass, without Spring.
  * Spring 6's calls {@code executeOpen(null, request, context)}: a null target, which the agent once
  * left ungoverned, so Apache 5's own strategy slept a whole {@code Retry-After: 3600}.
  */
@@ -55,6 +57,26 @@ class SpringRestTemplateTest {
                         || name.startsWith("commons-logging") || name.startsWith("commons-codec"));
             }
             return jvm.classpathEntry(TestClasspath.testClasses());
+        }
+    }
+
+    /** The same null target without Spring: Apache 5's executeOpen(null, ...), Apache 4's default-host parameter. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"apache5", "apache4"})
+    void aNullTargetIsWorkedOutAsTheClientDoes(String client) throws Exception {
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 5, 1_000))) {
+            Path policy = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");
+            Files.writeString(policy, POLICY);
+            ChildJvm.Result result = new ChildJvm(Jdk.JAVA_17).classpath(TestClasspath.SCRAPER).classpathEntry(TestClasspath.testClasses())
+                    .withAgent("config=" + policy).timeout(Duration.ofSeconds(90))
+                    .main("dev.retryafter.it.apps.NullTargetApp", client, portal.baseUrl(), Integer.toString(RECORDS)).run();
+            ScraperResult run = ScraperResult.parse(result.stdout);
+            PortalStats stats = portal.stats();
+
+            assertEquals(RECORDS, run.fetched, () -> "every record arrives\n" + stats + "\n" + result);
+            assertTrue(stats.refusals > 0, "the portal refused, so this test could fail: " + stats);
+            assertTrue(result.stderr.contains("Retry-After=\"0\""), () -> "the agent decided on the refusals\n" + result);
+            assertTrue(stats.shortestGapAfterAnyRefusalMillis >= MIN_SLEEP, () -> stats + "\n" + result);
         }
     }
 
