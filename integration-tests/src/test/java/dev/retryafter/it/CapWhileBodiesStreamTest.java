@@ -66,7 +66,7 @@ class CapWhileBodiesStreamTest {
         all[1] = server.url();
         System.arraycopy(args, 0, all, 2, args.length);
         return new ChildJvm(Jdk.JAVA_17).classpath(TestClasspath.SCRAPER).classpathEntry(TestClasspath.testClasses())
-                .withAgent("config=" + policy).timeout(Duration.ofSeconds(90))
+                .withAgent("config=" + policy).timeout(Duration.ofSeconds(240))
                 .main("dev.retryafter.it.apps.StreamingBodiesApp", all).run();
     }
 

@@ -31,14 +31,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A refused body that stalls or never ends is discarded within a small bound, and its connection
- * closed rather than reused: the retry goes out on a new one. The client's socket timeout is 30 s;
+ * closed rather than reused: the retry goes out on a new one. The client's socket timeout is 120 s;
  * draining such a body took at least that (a stalled one) or for ever (an endless one).
  */
 @Execution(ExecutionMode.CONCURRENT)
 class RefusedBodyDiscardTest {
 
-    /** Far above the agent's bound (100 ms) and far below the client's socket timeout (30 s). */
-    private static final long NO_DRAIN_MILLIS = 15_000;
+    /** Far above the agent's bound (100 ms) and far below the client's socket timeout (120 s, in the app). */
+    private static final long NO_DRAIN_MILLIS = 60_000;
 
     @ParameterizedTest(name = "{0}, a body that {1}")
     @CsvSource({"apache4, stalls", "apache4, never-ends", "apache5, stalls", "apache5, never-ends"})
@@ -47,7 +47,7 @@ class RefusedBodyDiscardTest {
             Path policy = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");
             Files.writeString(policy, POLICY);
             ChildJvm.Result result = new ChildJvm(Jdk.JAVA_17).classpath(TestClasspath.SCRAPER).classpathEntry(TestClasspath.testClasses())
-                    .withAgent("config=" + policy).timeout(Duration.ofSeconds(60))
+                    .withAgent("config=" + policy).timeout(Duration.ofSeconds(200))
                     .main("dev.retryafter.it.apps.RefusedBodyApp", client, server.url()).run();
 
             String line = result.stdout.lines().filter(l -> l.startsWith("STATUS") || l.startsWith("ERROR")).findFirst().orElse("none");
@@ -100,10 +100,10 @@ class RefusedBodyDiscardTest {
                 if (stall) {
                     out.write(new byte[16]);
                     out.flush();
-                    closed.await(60, TimeUnit.SECONDS);
+                    closed.await(300, TimeUnit.SECONDS);
                 } else {
                     byte[] chunk = new byte[1024];
-                    for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); System.nanoTime() < end && closed.getCount() > 0; ) {
+                    for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(300); System.nanoTime() < end && closed.getCount() > 0; ) {
                         out.write(chunk);
                         out.flush();
                         Thread.sleep(5);

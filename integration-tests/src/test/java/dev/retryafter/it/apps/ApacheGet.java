@@ -16,7 +16,7 @@ import java.io.InputStream;
 
 /**
  * The small test applications' view of both Apache clients, built as applications build them: a
- * pool of eight per route, a 30 s socket timeout, and an interceptor of the application's own that
+ * pool of eight per route, a 120 s socket timeout, and an interceptor of the application's own that
  * throws an {@code AssertionError} on a request carrying {@code X-Fail}.
  */
 abstract class ApacheGet implements Closeable {
@@ -42,7 +42,7 @@ abstract class ApacheGet implements Closeable {
         Apache5() {
             PoolingHttpClientConnectionManager pool = PoolingHttpClientConnectionManagerBuilder.create()
                     .setMaxConnPerRoute(8).setMaxConnTotal(8)
-                    .setDefaultConnectionConfig(ConnectionConfig.custom().setSocketTimeout(Timeout.ofSeconds(30)).build()).build();
+                    .setDefaultConnectionConfig(ConnectionConfig.custom().setSocketTimeout(Timeout.ofSeconds(120)).build()).build();
             HttpRequestInterceptor own = (request, entity, context) -> {
                 if (request.containsHeader(FAIL_HEADER)) {
                     throw new AssertionError("the application's own interceptor");
@@ -94,7 +94,7 @@ abstract class ApacheGet implements Closeable {
             };
             client = org.apache.http.impl.client.HttpClientBuilder.create().setConnectionManager(pool)
                     .addInterceptorFirst(own)
-                    .setDefaultRequestConfig(org.apache.http.client.config.RequestConfig.custom().setSocketTimeout(30_000).build())
+                    .setDefaultRequestConfig(org.apache.http.client.config.RequestConfig.custom().setSocketTimeout(120_000).build())
                     .build();
         }
 
