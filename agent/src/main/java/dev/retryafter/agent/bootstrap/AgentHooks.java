@@ -1,6 +1,7 @@
 package dev.retryafter.agent.bootstrap;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URL;
 
 /**
@@ -31,6 +32,18 @@ public final class AgentHooks {
 
         /** The attempt threw: the call is over. */
         void failed(Object call);
+
+        /**
+         * A refused response's body, before the retry: read within a small bound, or aborted with the
+         * stream's own no-argument method {@code abortMethod}, which closes its connection.
+         */
+        void discardRefused(InputStream body, String abortMethod);
+
+        /** Apache's per-exchange connection holder took a pooled connection, on the thread sending the request. */
+        void connectionAcquired(Object holder);
+
+        /** That holder gave its connection back: released, discarded or aborted, on any thread. */
+        void connectionReleased(Object holder);
 
         /** Wraps an Apache retry strategy so status retries the agent governs are the agent's alone. */
         Object guardRetryStrategy(Object strategy, Class<?> strategyType);
@@ -106,6 +119,27 @@ public final class AgentHooks {
         Dispatcher d = dispatcher;
         if (d != null) {
             d.failed(call);
+        }
+    }
+
+    public static void discardRefused(InputStream body, String abortMethod) {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.discardRefused(body, abortMethod);
+        }
+    }
+
+    public static void connectionAcquired(Object holder) {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.connectionAcquired(holder);
+        }
+    }
+
+    public static void connectionReleased(Object holder) {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.connectionReleased(holder);
         }
     }
 

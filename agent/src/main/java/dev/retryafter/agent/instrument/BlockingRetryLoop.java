@@ -6,6 +6,7 @@ import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.RetryEngine;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InterruptedIOException;
 
 /**
@@ -13,15 +14,21 @@ import java.io.InterruptedIOException;
  * versions: the advice turns Apache types into a status and a header, and calls these. The loop
  * itself is the advice's {@code repeatOn}: the method body runs again while {@link #shouldRetry}
  * says so.
+ *
+ * <p>No application code runs inside these steps, only the engine and its listener: any Throwable
+ * they throw is the agent's own, is logged once per step, and the call goes on as the client alone
+ * would make it. Only the agent's deliberate answers leave: a held host, an interrupted wait.
  */
 public final class BlockingRetryLoop {
 
     private final RetryEngine engine;
     private final CallDepth depth;
+    private final ConnectionLeases leases;
 
-    public BlockingRetryLoop(RetryEngine engine, CallDepth depth) {
+    public BlockingRetryLoop(RetryEngine engine, CallDepth depth, ConnectionLeases leases) {
         this.engine = engine;
         this.depth = depth;
+        this.leases = leases;
     }
 
     /** Before the first attempt: waits for its turn; null when this call is not governed (nested, or the agent failed). */
@@ -32,8 +39,8 @@ public final class BlockingRetryLoop {
         Call call;
         try {
             call = engine.open(Endpoint.host(host), Endpoint.port(scheme, port), replayable);
-        } catch (RuntimeException e) {
-            AgentLog.failure("opening a call", e);
+        } catch (Throwable t) {
+            AgentLog.failure("opening a call", t);
             return null;
         }
         depth.enter(call);
@@ -41,19 +48,37 @@ public final class BlockingRetryLoop {
         return call;
     }
 
-    /** After an attempt: true when the response is a refusal to discard and retry. */
+    /**
+     * After an attempt: true when the response is a refusal to discard and retry. Otherwise the
+     * response goes to the application, and the attempt's permit with it, until its connection goes back.
+     */
     public boolean shouldRetry(Call call, int status, String retryAfter) {
         boolean retry = false;
         try {
             retry = call.onResponse(status, retryAfter);
-        } catch (RuntimeException e) {
-            AgentLog.failure("deciding on a response", e);
+        } catch (Throwable t) {
+            AgentLog.failure("deciding on a response", t);
         }
-        call.endAttempt();
-        if (!retry) {
+        if (retry) {
+            endAttempt(call);
+            leases.attemptEnded();
+        } else {
             depth.restore(null);
+            try {
+                if (!leases.handOver()) {
+                    call.endAttempt();
+                }
+            } catch (Throwable t) {
+                AgentLog.failure("handing a response over", t);
+                endAttempt(call);
+            }
         }
         return retry;
+    }
+
+    /** A refused response's body, before the retry: true when it was read to its end and its connection may be reused. */
+    public boolean discardRefused(InputStream body, String abortMethod) {
+        return RefusedBody.discard(body, abortMethod);
     }
 
     /** Between attempts, once the refused response went back to the pool. */
@@ -62,7 +87,8 @@ public final class BlockingRetryLoop {
     }
 
     public void failed(Call call) {
-        call.endAttempt();
+        endAttempt(call);
+        leases.attemptEnded();
         depth.restore(null);
     }
 
@@ -77,8 +103,17 @@ public final class BlockingRetryLoop {
             InterruptedIOException interrupted = new InterruptedIOException("interrupted while waiting out a refusal from " + call.host().key());
             interrupted.initCause(e);
             throw interrupted; // the engine kept the interrupt flag set
-        } catch (RuntimeException e) {
-            AgentLog.failure("waiting for a turn", e);
+        } catch (Throwable t) {
+            AgentLog.failure("waiting for a turn", t);
+        }
+        leases.attemptStarts(call);
+    }
+
+    private static void endAttempt(Call call) {
+        try {
+            call.endAttempt();
+        } catch (Throwable t) {
+            AgentLog.failure("ending an attempt", t);
         }
     }
 }

@@ -60,12 +60,20 @@ public final class ClientInstrumentation implements ClassFileTransformer {
             add(new Target("org.apache.hc.client5.http.impl.classic." + client)
                     .advise(named("doExecute").and(takesArguments(3)), "apache5.ExecuteAdvice"));
         }
+        // The holders of an exchange's pooled connection: a governed attempt's permit lasts until it goes back.
+        add(new Target("org.apache.hc.client5.http.impl.classic.InternalExecRuntime")
+                .advise(named("acquireEndpoint"), "apache5.ExecRuntimeAdvice$Acquired")
+                .advise(named("releaseEndpoint").or(named("discardEndpoint")), "apache5.ExecRuntimeAdvice$Released"));
         add(new Target("org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec")
                 .advise(isConstructor().and(takesArguments(1)), "apache5.RetryStrategyAdvice"));
         for (String client : new String[] {"InternalHttpClient", "MinimalHttpClient", "AbstractHttpClient"}) {
             add(new Target("org.apache.http.impl.client." + client)
                     .advise(named("doExecute").and(takesArguments(3)), "apache4.ExecuteAdvice"));
         }
+        add(new Target("org.apache.http.impl.execchain.ConnectionHolder")
+                .advise(isConstructor(), "apache4.ConnectionHolderAdvice$Acquired")
+                .advise(named("releaseConnection").and(takesArguments(1)).or(named("abortConnection")),
+                        "apache4.ConnectionHolderAdvice$Released"));
         // AutoRetryHttpClient (deprecated since 4.3) is not here: its retries run outside the client's doExecute.
         add(new Target("org.apache.http.impl.execchain.ServiceUnavailableRetryExec")
                 .advise(isConstructor().and(takesArguments(2)), "apache4.RetryStrategyAdvice"));

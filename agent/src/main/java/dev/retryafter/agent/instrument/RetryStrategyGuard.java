@@ -49,8 +49,8 @@ public final class RetryStrategyGuard implements InvocationHandler {
                 if (call.host().policy().isRefusal(status(args[0]))) {
                     return Boolean.FALSE;
                 }
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                AgentLog.failure("reading a status for a retry strategy", e);
+            } catch (Throwable t) { // the agent's own: the application's strategy is called below, outside this
+                AgentLog.failure("reading a status for a retry strategy", t);
             }
         }
         try {

@@ -16,5 +16,8 @@ class AgentHooksTest {
         assertFalse(AgentHooks.shouldRetry(callFromBefore, 429, "0"));
         AgentHooks.awaitRetry(callFromBefore);
         AgentHooks.failed(callFromBefore);
+        AgentHooks.discardRefused(null, "abort");
+        AgentHooks.connectionAcquired(new Object());
+        AgentHooks.connectionReleased(new Object());
     }
 }

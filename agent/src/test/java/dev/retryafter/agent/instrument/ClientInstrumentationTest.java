@@ -36,9 +36,11 @@ class ClientInstrumentationTest {
             "org.apache.http.impl.client.MinimalHttpClient",
             "org.apache.http.impl.client.AbstractHttpClient",
             "org.apache.http.impl.execchain.ServiceUnavailableRetryExec",
+            "org.apache.http.impl.execchain.ConnectionHolder",
             "org.apache.hc.client5.http.impl.classic.InternalHttpClient",
             "org.apache.hc.client5.http.impl.classic.MinimalHttpClient",
             "org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec",
+            "org.apache.hc.client5.http.impl.classic.InternalExecRuntime",
             "okhttp3.internal.http.RetryAndFollowUpInterceptor",
             "okhttp3.internal.connection.RealCall",
             "okhttp3.internal.connection.RealCall$AsyncCall",
@@ -75,7 +77,7 @@ class ClientInstrumentationTest {
         assertTrue(instrumentation.classNames().contains("jdk.internal.net.http.HttpClientFacade"));
         assertTrue(instrumentation.classNames().contains("sun.net.www.protocol.http.HttpURLConnection"));
         assertTrue(instrumentation.classNames().contains("okhttp3.RealCall"), "OkHttp 3.x");
-        assertEquals(16, instrumentation.classNames().size());
+        assertEquals(17, instrumentation.classNames().size());
     }
 
     private static java.util.Set<String> members(Class<?> type) {

@@ -8,7 +8,7 @@ import org.apache.http.HttpEntityEnclosingRequest;
 import org.apache.http.HttpHost;
 import org.apache.http.HttpRequest;
 import org.apache.http.client.methods.CloseableHttpResponse;
-import org.apache.http.util.EntityUtils;
+import org.apache.http.impl.client.AbstractHttpClient;
 
 import java.io.IOException;
 
@@ -20,12 +20,29 @@ import java.io.IOException;
  */
 public final class ExecuteAdvice {
 
+    private static final String DEFAULT_HOST = "http.default-host"; // ClientPNames.DEFAULT_HOST, inlined as a constant
+
     private ExecuteAdvice() {
     }
 
     @Advice.OnMethodEnter
-    static Object enter(@Advice.Argument(0) HttpHost target, @Advice.Argument(1) HttpRequest request) throws IOException {
-        if (target == null) {
+    @SuppressWarnings("deprecation") // request and client parameters: where Apache 4 itself looks for a default host
+    static Object enter(@Advice.This Object client, @Advice.Origin("#t") String clientType, @Advice.Argument(0) HttpHost target,
+                        @Advice.Argument(1) HttpRequest request) throws IOException {
+        HttpHost host = target;
+        // execute(HttpUriRequest) already took the target from an absolute URI (determineTarget). A null
+        // one left is what InternalHttpClient and AbstractHttpClient then look up as the default host
+        // (failing without one); MinimalHttpClient refuses it.
+        if (host == null && !clientType.endsWith(".MinimalHttpClient")) {
+            Object fallback = request.getParams().getParameter(DEFAULT_HOST);
+            if (fallback == null && client instanceof AbstractHttpClient) {
+                fallback = ((AbstractHttpClient) client).getParams().getParameter(DEFAULT_HOST);
+            }
+            if (fallback instanceof HttpHost) {
+                host = (HttpHost) fallback;
+            }
+        }
+        if (host == null) {
             return null;
         }
         boolean replayable = true;
@@ -33,7 +50,7 @@ public final class ExecuteAdvice {
             HttpEntity entity = ((HttpEntityEnclosingRequest) request).getEntity();
             replayable = entity == null || entity.isRepeatable();
         }
-        return AgentHooks.begin(target.getSchemeName(), target.getHostName(), target.getPort(), replayable);
+        return AgentHooks.begin(host.getSchemeName(), host.getHostName(), host.getPort(), replayable);
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, repeatOn = Advice.OnNonDefaultValue.class)
@@ -51,10 +68,18 @@ public final class ExecuteAdvice {
             return false;
         }
         try {
-            EntityUtils.consume(response.getEntity());
-            response.close();
+            HttpEntity entity = response.getEntity();
+            if (entity != null) {
+                // EofSensorInputStream.abortConnection() shuts the connection instead of reading the rest
+                AgentHooks.discardRefused(entity.getContent(), "abortConnection");
+            }
         } catch (IOException | RuntimeException discarded) {
             // The connection is dropped instead of reused; the retry opens another.
+        }
+        try {
+            response.close();
+        } catch (IOException | RuntimeException discarded) {
+            // As above.
         }
         AgentHooks.awaitRetry(call);
         return true;

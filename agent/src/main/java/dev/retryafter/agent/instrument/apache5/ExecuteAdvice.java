@@ -3,11 +3,12 @@ package dev.retryafter.agent.instrument.apache5;
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import net.bytebuddy.asm.Advice;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpResponse;
+import org.apache.hc.client5.http.routing.RoutingSupport;
 import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
+import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.HttpHost;
-import org.apache.hc.core5.http.io.entity.EntityUtils;
 
 import java.io.IOException;
 
@@ -15,8 +16,9 @@ import java.io.IOException;
  * HttpClient 5 classic {@code doExecute}, where every {@code execute} overload meets. Inlined into
  * the client: it may only use types the client's class loader sees, plus the bootstrap
  * {@link AgentHooks}. The loop is {@code repeatOn}: the method body runs again, without the enter
- * advice, while the exit advice returns true. A refused response is consumed and closed before
- * the wait, so its pooled connection goes back (a pool of one would otherwise deadlock).
+ * advice, while the exit advice returns true. A refused response's body is discarded within a small
+ * bound and the response closed before the wait, so its pooled connection goes back (a pool of one
+ * would otherwise deadlock), or, when the body did not end in time, is closed and not reused.
  */
 public final class ExecuteAdvice {
 
@@ -24,12 +26,23 @@ public final class ExecuteAdvice {
     }
 
     @Advice.OnMethodEnter
-    static Object enter(@Advice.Argument(0) HttpHost target, @Advice.Argument(1) ClassicHttpRequest request) throws IOException {
-        if (target == null) {
-            return null;
+    static Object enter(@Advice.Origin("#t") String client, @Advice.Argument(0) HttpHost target,
+                        @Advice.Argument(1) ClassicHttpRequest request) throws IOException {
+        HttpHost host = target;
+        if (host == null && !client.endsWith(".MinimalHttpClient")) {
+            // executeOpen(null, request, context), as Spring 6's request factory calls it: InternalHttpClient
+            // takes the target from the request's scheme and authority, with this very method.
+            try {
+                host = RoutingSupport.determineHost(request);
+            } catch (HttpException e) {
+                return null; // the client refuses the request itself
+            }
+        }
+        if (host == null) {
+            return null; // MinimalHttpClient refuses a null target; so does InternalHttpClient without an authority
         }
         HttpEntity entity = request.getEntity();
-        return AgentHooks.begin(target.getSchemeName(), target.getHostName(), target.getPort(), entity == null || entity.isRepeatable());
+        return AgentHooks.begin(host.getSchemeName(), host.getHostName(), host.getPort(), entity == null || entity.isRepeatable());
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, repeatOn = Advice.OnNonDefaultValue.class)
@@ -47,10 +60,18 @@ public final class ExecuteAdvice {
             return false;
         }
         try {
-            EntityUtils.consume(response.getEntity());
-            response.close();
+            HttpEntity entity = response.getEntity();
+            if (entity != null) {
+                // core5's EofSensorInputStream.abort() discards the connection instead of reading the rest
+                AgentHooks.discardRefused(entity.getContent(), "abort");
+            }
         } catch (IOException | RuntimeException discarded) {
             // The connection is dropped instead of reused; the retry opens another.
+        }
+        try {
+            response.close();
+        } catch (IOException | RuntimeException discarded) {
+            // As above.
         }
         AgentHooks.awaitRetry(call);
         return true;
