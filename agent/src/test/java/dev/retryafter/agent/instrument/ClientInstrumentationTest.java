@@ -77,7 +77,7 @@ class ClientInstrumentationTest {
         assertTrue(instrumentation.classNames().contains("jdk.internal.net.http.HttpClientFacade"));
         assertTrue(instrumentation.classNames().contains("sun.net.www.protocol.http.HttpURLConnection"));
         assertTrue(instrumentation.classNames().contains("okhttp3.RealCall"), "OkHttp 3.x");
-        assertEquals(17, instrumentation.classNames().size());
+        assertEquals(18, instrumentation.classNames().size());
     }
 
     private static java.util.Set<String> members(Class<?> type) {
