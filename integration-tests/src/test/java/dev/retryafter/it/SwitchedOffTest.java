@@ -29,6 +29,7 @@ class SwitchedOffTest {
 
     /** What the switch needs: the premain class, the switch, the file's line reader, its values, the plain line. */
     private static final Set<String> THE_SWITCH = Set.of(
+            "dev.retryafter.agent.AgentEntry",
             "dev.retryafter.agent.RetryAfterAgent",
             "dev.retryafter.agent.PlainLog",
             "dev.retryafter.agent.config.ConfigException",
@@ -68,21 +69,21 @@ class SwitchedOffTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Jdk.class)
+    @EnumSource(value = Jdk.class, names = {"JAVA_17", "JAVA_21", "JAVA_25"}) // -Xlog and Java 17 bytecode
     void offInThePolicyFile(Jdk jdk) throws Exception {
         Path file = Files.writeString(dir.resolve("policies.properties"), "# staged\nenabled = false\ndefault.max-attempts = 2\n");
         assertOnlyTheSwitchLoaded(child(jdk).withAgent(file.toString()).run(), file + ":2");
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Jdk.class)
+    @EnumSource(value = Jdk.class, names = {"JAVA_17", "JAVA_21", "JAVA_25"}) // -Xlog and Java 17 bytecode
     void offInTheAgentArgument(Jdk jdk) throws Exception {
         Path file = Files.writeString(dir.resolve("policies.properties"), "enabled = true\n");
         assertOnlyTheSwitchLoaded(child(jdk).withAgent("config=" + file + ",enabled=false").run(), "agent argument");
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Jdk.class)
+    @EnumSource(value = Jdk.class, names = {"JAVA_17", "JAVA_21", "JAVA_25"}) // -Xlog and Java 17 bytecode
     void offInTheEnvironment(Jdk jdk) throws Exception {
         ChildJvm.Result run = child(jdk).withAgent("enabled=true").env("RETRY_AFTER_AGENT_ENABLED", "false").run();
         assertOnlyTheSwitchLoaded(run, "environment variable RETRY_AFTER_AGENT_ENABLED");
