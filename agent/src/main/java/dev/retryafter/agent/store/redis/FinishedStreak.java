@@ -1,0 +1,118 @@
+package dev.retryafter.agent.store.redis;
+
+import java.util.Locale;
+
+/**
+ * One finished refusal streak as the fleet keeps it: what the first refusal's header said, when
+ * the last refused request went out and when the one that got through went out, both counted from
+ * the first refusal, and whether the host was paced then. Durations only, so no clock is in it.
+ */
+public final class FinishedStreak {
+
+    private final boolean hadHeader;
+    private final long headerMillis;
+    private final long lastRefusedMillis;
+    private final long recoveredByMillis;
+    private final boolean whilePaced;
+    private final long ageMillis;
+
+    /** A streak whose first refusal said {@code headerMillis}. */
+    public static FinishedStreak withHeader(long headerMillis, long lastRefusedMillis, long recoveredByMillis,
+                                            boolean whilePaced) {
+        return new FinishedStreak(true, headerMillis, lastRefusedMillis, recoveredByMillis, whilePaced, 0);
+    }
+
+    /** A streak whose first refusal carried no usable header. */
+    public static FinishedStreak withoutHeader(long lastRefusedMillis, long recoveredByMillis, boolean whilePaced) {
+        return new FinishedStreak(false, 0, lastRefusedMillis, recoveredByMillis, whilePaced, 0);
+    }
+
+    private FinishedStreak(boolean hadHeader, long headerMillis, long lastRefusedMillis, long recoveredByMillis,
+                           boolean whilePaced, long ageMillis) {
+        this.hadHeader = hadHeader;
+        this.headerMillis = headerMillis;
+        this.lastRefusedMillis = lastRefusedMillis;
+        this.recoveredByMillis = recoveredByMillis;
+        this.whilePaced = whilePaced;
+        this.ageMillis = ageMillis;
+    }
+
+    public boolean hadHeader() {
+        return hadHeader;
+    }
+
+    /** Meaningful only when {@link #hadHeader()}. */
+    public long headerMillis() {
+        return headerMillis;
+    }
+
+    public long lastRefusedMillis() {
+        return lastRefusedMillis;
+    }
+
+    public long recoveredByMillis() {
+        return recoveredByMillis;
+    }
+
+    public boolean whilePaced() {
+        return whilePaced;
+    }
+
+    /** How long before the read it was recorded, by Redis's clock; 0 for one not yet recorded. */
+    public long ageMillis() {
+        return ageMillis;
+    }
+
+    /** {@code h=2000 last=150 by=2100 paced=1}, or {@code h=- ...} without a header. */
+    String encode() {
+        return String.format(Locale.ROOT, "h=%s last=%d by=%d paced=%d", hadHeader ? Long.toString(headerMillis) : "-",
+                lastRefusedMillis, recoveredByMillis, whilePaced ? 1 : 0);
+    }
+
+    /** As {@link #encode()} wrote it, after the moment the script put first; null if it is not one. */
+    static FinishedStreak decode(String stored, long serverNow) {
+        String[] parts = stored.split(" ");
+        if (parts.length != 5) {
+            return null;
+        }
+        try {
+            long at = Long.parseLong(parts[0]);
+            String header = value(parts[1], "h");
+            long last = Long.parseLong(value(parts[2], "last"));
+            long by = Long.parseLong(value(parts[3], "by"));
+            boolean paced = "1".equals(value(parts[4], "paced"));
+            boolean hadHeader = !"-".equals(header);
+            return new FinishedStreak(hadHeader, hadHeader ? Long.parseLong(header) : 0, last, by, paced,
+                    Math.max(0, serverNow - at));
+        } catch (IllegalArgumentException e) {
+            return null; // a record this version cannot read is left out, not a failure
+        }
+    }
+
+    private static String value(String part, String name) {
+        if (!part.startsWith(name + "=")) {
+            throw new IllegalArgumentException(part);
+        }
+        return part.substring(name.length() + 1);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof FinishedStreak)) {
+            return false;
+        }
+        FinishedStreak s = (FinishedStreak) o;
+        return hadHeader == s.hadHeader && headerMillis == s.headerMillis && lastRefusedMillis == s.lastRefusedMillis
+                && recoveredByMillis == s.recoveredByMillis && whilePaced == s.whilePaced;
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(hadHeader, headerMillis, lastRefusedMillis, recoveredByMillis, whilePaced);
+    }
+
+    @Override
+    public String toString() {
+        return "FinishedStreak[" + encode() + ", " + ageMillis + " ms ago]";
+    }
+}

@@ -1,0 +1,538 @@
+package dev.retryafter.agent.store.redis;
+
+import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.engine.Clock;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+
+/**
+ * What a fleet of JVMs knows about each host, kept in one Redis, and changed only by the atomic
+ * scripts of {@link FleetScripts}, timed by Redis's clock. Keys, all under the fleet's hash tag so
+ * that a cluster keeps a fleet in one slot:
+ * <pre>
+ *   retry-after:{FLEET}:host:HOST:PORT            hash: next, nb, hold, hold-reason, holds, refused-at,
+ *                                                 refusals, admitted, admitted-at-refusal, ceiling, rate,
+ *                                                 cycle, learned-at, v
+ *   retry-after:{FLEET}:host:HOST:PORT:streaks    list: finished streaks, newest first, bounded
+ *   retry-after:{FLEET}:host:HOST:PORT:admitted   hash: successes per bucket of server time
+ * </pre>
+ * Every write renews its key's expiry, so a host nobody asks about any more leaves Redis by itself.
+ *
+ * <p>Nothing here throws or waits long: each operation answers within about the timeout, or returns
+ * "unavailable" (an empty optional, or false), and the caller carries on with its own knowledge.
+ * A host whose moments are all past costs no round trip: {@link #cached} answers from moments a
+ * background thread refreshes every {@code refreshMillis}, and that thread also carries the
+ * successes counted meanwhile to Redis.
+ */
+public final class RedisHostKnowledge implements AutoCloseable {
+
+    /** Fleet names go inside a hash tag and a key: no braces, no spaces. */
+    private static final Pattern FLEET_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+    /** How long a host stays in Redis after its last write; the state file's default age limit. */
+    public static final long DEFAULT_TTL_MILLIS = TimeUnit.DAYS.toMillis(7);
+    public static final long DEFAULT_REFRESH_MILLIS = 200;
+    /** The engine's observation window. */
+    public static final int DEFAULT_STREAK_CAPACITY = 5;
+    /** A host not asked about for this long is no longer refreshed. */
+    static final long INTEREST_MILLIS = 60_000;
+
+    private final RedisLink link;
+    private final String fleet;
+    private final Clock clock;
+    private final long ttlMillis;
+    private final int streakCapacity;
+    private final ConcurrentHashMap<String, Host> hosts = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService refresher;
+    private volatile boolean momentsLoaded;
+
+    /** The options a fleet store is made with; the defaults suit a loopback or same-zone Redis. */
+    public static final class Options {
+        int timeoutMillis = RedisLink.DEFAULT_TIMEOUT_MILLIS;
+        long ttlMillis = DEFAULT_TTL_MILLIS;
+        long refreshMillis = DEFAULT_REFRESH_MILLIS;
+        int streakCapacity = DEFAULT_STREAK_CAPACITY;
+
+        public Options timeoutMillis(int millis) {
+            if (millis < 1) {
+                throw new IllegalArgumentException("the store timeout must be at least 1 ms");
+            }
+            this.timeoutMillis = millis;
+            return this;
+        }
+
+        public Options ttlMillis(long millis) {
+            this.ttlMillis = Math.max(1000, millis);
+            return this;
+        }
+
+        public Options refreshMillis(long millis) {
+            this.refreshMillis = Math.max(10, millis);
+            return this;
+        }
+
+        public Options streakCapacity(int capacity) {
+            this.streakCapacity = Math.max(1, capacity);
+            return this;
+        }
+    }
+
+    /** Starts no connection yet: the first operation connects, and a Redis not there yet only opens the circuit. */
+    public static RedisHostKnowledge connect(RedisAddress address, String fleet, Clock clock, Options options) {
+        return new RedisHostKnowledge(address, fleet, clock, options, RedisLink.Events.LOG);
+    }
+
+    RedisHostKnowledge(RedisAddress address, String fleet, Clock clock, Options options, RedisLink.Events events) {
+        this.fleet = checkedFleet(fleet);
+        this.clock = Objects.requireNonNull(clock);
+        this.ttlMillis = options.ttlMillis;
+        this.streakCapacity = options.streakCapacity;
+        this.link = new RedisLink(address, options.timeoutMillis, events);
+        this.link.onRestored(() -> momentsLoaded = false); // a Redis restarted empty has no scripts either
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "retry-after-agent-fleet-refresh");
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.scheduleWithFixedDelay(this::refreshSafely, options.refreshMillis, options.refreshMillis,
+                TimeUnit.MILLISECONDS);
+        this.refresher = executor;
+    }
+
+    /** Throws IllegalArgumentException, with a message fit for the user, for a name that cannot be a key. */
+    public static String checkedFleet(String fleet) {
+        if (fleet == null || !FLEET_NAME.matcher(fleet).matches()) {
+            throw new IllegalArgumentException("'" + fleet + "' is not a fleet name; use letters, digits, '.', '_' "
+                    + "and '-', at most 64");
+        }
+        return fleet;
+    }
+
+    public String fleet() {
+        return fleet;
+    }
+
+    public RedisAddress address() {
+        return link.address();
+    }
+
+    /** Whether operations reach Redis now; false while the circuit is open. */
+    public boolean isAvailable() {
+        return link.isAvailable();
+    }
+
+    /**
+     * Runs on the store's own thread when Redis answers again after being unavailable, so that the
+     * caller can merge back what it learned meanwhile (the operations' semantics make that safe:
+     * later moments win, streaks append).
+     */
+    public void onRestored(Runnable merge) {
+        link.onRestored(merge);
+    }
+
+    /** The key of the host's hash, as the scripts use it: {@code retry-after:{fleet}:host:HOST:PORT}. */
+    public String hashKey(String host) {
+        return host(host).hash;
+    }
+
+    /**
+     * Books the next slot on the fleet's one schedule for {@code host}, one {@code intervalMillis}
+     * after the previous booking by any JVM, no sooner than the fleet's not-before, and no further
+     * off than {@code maxWaitMillis}. Returns how long to wait for it; empty when Redis is unavailable.
+     * Also carries this JVM's successes counted since the last trip, for the fleet's ceiling.
+     */
+    public OptionalLong reserve(String host, long intervalMillis, long maxWaitMillis, long windowMillis) {
+        Host h = host(host);
+        h.asked(clock.millis(), windowMillis);
+        int pending = h.pendingAdmitted.getAndSet(0);
+        Object reply = run(h, FleetScripts.RESERVE, Arrays.asList(h.hash, h.admitted), pending,
+                Long.toString(ttlMillis), Long.toString(Math.max(0, intervalMillis)), Long.toString(Math.max(0, maxWaitMillis)),
+                Integer.toString(pending), Long.toString(bucketMillis(windowMillis)), Long.toString(windowMillis));
+        if (reply == null) {
+            return OptionalLong.empty();
+        }
+        List<?> values = (List<?>) reply;
+        long now = clock.millis();
+        long wait = Math.max(0, number(values.get(0)));
+        Moments before = h.moments;
+        h.moments = new Moments(now, now + Math.max(0, number(values.get(1))), now + Math.max(0, number(values.get(2))),
+                now + wait + intervalMillis, before.refusedRate, before.holdReason);
+        return OptionalLong.of(wait);
+    }
+
+    /** Later wins. Returns how far off the fleet's not-before lies now; empty when Redis is unavailable. */
+    public OptionalLong imposeNotBefore(String host, long waitMillis) {
+        Host h = host(host);
+        Object reply = run(h, FleetScripts.NOT_BEFORE, Collections.singletonList(h.hash), 0,
+                Long.toString(ttlMillis), Long.toString(Math.max(0, waitMillis)));
+        if (reply == null) {
+            return OptionalLong.empty();
+        }
+        long remaining = Math.max(0, number(reply));
+        h.moments = h.moments.withNotBefore(clock.millis() + remaining);
+        return OptionalLong.of(remaining);
+    }
+
+    /**
+     * Holds the host for {@code millis} (later wins; the winning hold's reason is kept), and no
+     * request goes before it ends. Returns how far off the fleet's hold ends; empty when unavailable.
+     */
+    public OptionalLong holdFor(String host, long millis, String reason) {
+        Host h = host(host);
+        Object reply = run(h, FleetScripts.HOLD, Collections.singletonList(h.hash), 0,
+                Long.toString(ttlMillis), Long.toString(Math.max(0, millis)), reason == null ? "" : reason);
+        if (reply == null) {
+            return OptionalLong.empty();
+        }
+        long remaining = Math.max(0, number(reply));
+        long until = clock.millis() + remaining;
+        h.moments = h.moments.withHold(until, reason == null ? "" : reason);
+        return OptionalLong.of(remaining);
+    }
+
+    /** A success from {@code host}: counted here, carried to Redis with the next trip. Costs no round trip. */
+    public void admitted(String host, long windowMillis) {
+        Host h = host(host);
+        h.asked(clock.millis(), windowMillis);
+        h.pendingAdmitted.incrementAndGet();
+    }
+
+    /**
+     * A refusal from {@code host}: the fleet's ceiling, the successes every JVM saw since the window
+     * began or since the fleet's previous refusal, whichever is later. Empty when unavailable.
+     */
+    public OptionalInt onRefusal(String host, long windowMillis) {
+        Host h = host(host);
+        h.asked(clock.millis(), windowMillis);
+        int pending = h.pendingAdmitted.getAndSet(0);
+        Object reply = run(h, FleetScripts.REFUSAL, Arrays.asList(h.hash, h.admitted), pending,
+                Long.toString(ttlMillis), Integer.toString(pending), Long.toString(bucketMillis(windowMillis)),
+                Long.toString(windowMillis));
+        return reply == null ? OptionalInt.empty() : OptionalInt.of((int) number(((List<?>) reply).get(0)));
+    }
+
+    /** Appends a finished streak to the fleet's, keeping the newest {@code streakCapacity}. False when unavailable. */
+    public boolean recordStreak(String host, FinishedStreak streak) {
+        Host h = host(host);
+        return run(h, FleetScripts.STREAK, Collections.singletonList(h.streaks), 0, Long.toString(ttlMillis),
+                Integer.toString(streakCapacity), streak.encode()) != null;
+    }
+
+    /**
+     * What this JVM learned {@code ageMillis} ago: kept unless the fleet learned something later.
+     * Returns how long ago the learning the fleet now keeps was made; empty when unavailable.
+     */
+    public OptionalLong recordLearned(String host, int ceiling, double refusedRate, long cycleMillis, long ageMillis) {
+        Host h = host(host);
+        Object reply = run(h, FleetScripts.LEARNED, Collections.singletonList(h.hash), 0, Long.toString(ttlMillis),
+                Long.toString(Math.max(0, ageMillis)), Integer.toString(ceiling), rate(refusedRate),
+                Long.toString(Math.max(0, cycleMillis)));
+        return reply == null ? OptionalLong.empty() : OptionalLong.of(Math.max(0, number(reply)));
+    }
+
+    /** Everything the fleet knows of {@code host}; empty when Redis is unavailable. */
+    public Optional<SharedKnowledge> read(String host) {
+        Host h = host(host);
+        Object reply = run(h, FleetScripts.READ, Arrays.asList(h.hash, h.streaks), 0);
+        if (reply == null) {
+            return Optional.empty();
+        }
+        long localNow = clock.millis();
+        List<?> parts = (List<?>) reply;
+        long serverNow = Long.parseLong(text(parts.get(0)));
+        List<?> flat = (List<?>) parts.get(1);
+        java.util.Map<String, String> fields = new java.util.HashMap<>();
+        for (int i = 0; i + 1 < flat.size(); i += 2) {
+            fields.put(text(flat.get(i)), text(flat.get(i + 1)));
+        }
+        List<FinishedStreak> streaks = new ArrayList<>();
+        for (Object stored : (List<?>) parts.get(2)) {
+            FinishedStreak streak = FinishedStreak.decode(text(stored), serverNow);
+            if (streak != null) {
+                streaks.add(streak);
+            }
+        }
+        SharedKnowledge.Learned learned = null;
+        if (fields.containsKey("learned-at")) {
+            learned = new SharedKnowledge.Learned((int) longField(fields, "ceiling", 0), doubleField(fields, "rate"),
+                    longField(fields, "cycle", 0), Math.max(0, serverNow - longField(fields, "learned-at", serverNow)));
+        }
+        return Optional.of(new SharedKnowledge(localNow,
+                local(localNow, serverNow, longField(fields, "nb", 0)),
+                local(localNow, serverNow, longField(fields, "next", 0)),
+                local(localNow, serverNow, longField(fields, "hold", 0)),
+                fields.containsKey("hold-reason") ? fields.get("hold-reason") : "",
+                longField(fields, "holds", 0), longField(fields, "refusals", 0), learned, streaks));
+    }
+
+    /**
+     * The host's shared moments as last refreshed, without a round trip; asking also keeps them
+     * refreshed. Before the first refresh, and while Redis is unavailable, they say nothing is owed.
+     */
+    public Moments cached(String host) {
+        Host h = host(host);
+        h.lastAskedMillis = clock.millis();
+        return h.moments;
+    }
+
+    /** Stops the refresher and closes the connections. */
+    @Override
+    public void close() {
+        refresher.shutdownNow();
+        link.close();
+    }
+
+    /**
+     * The shared moments of one host on this JVM's clock, and the rate the fleet's pace was last
+     * refused at (0 when it has none). A host is quiet when nothing is owed at {@code now}: no
+     * not-before, no hold, no booked slot ahead, no pace. Only then may a request skip the trip.
+     */
+    public static final class Moments {
+        static final Moments NOTHING_OWED = new Moments(0, 0, 0, 0, 0, "");
+
+        private final long refreshedAtMillis;
+        private final long notBeforeMillis;
+        private final long holdUntilMillis;
+        private final long nextSlotMillis;
+        private final double refusedRate;
+        private final String holdReason;
+
+        Moments(long refreshedAtMillis, long notBeforeMillis, long holdUntilMillis, long nextSlotMillis,
+                double refusedRate, String holdReason) {
+            this.refreshedAtMillis = refreshedAtMillis;
+            this.notBeforeMillis = notBeforeMillis;
+            this.holdUntilMillis = holdUntilMillis;
+            this.nextSlotMillis = nextSlotMillis;
+            this.refusedRate = refusedRate;
+            this.holdReason = holdReason;
+        }
+
+        public boolean isQuietAt(long now) {
+            return refusedRate <= 0 && now >= notBeforeMillis && now >= holdUntilMillis && now >= nextSlotMillis;
+        }
+
+        public boolean isHeldAt(long now) {
+            return now < holdUntilMillis;
+        }
+
+        public long refreshedAtMillis() {
+            return refreshedAtMillis;
+        }
+
+        public long notBeforeMillis() {
+            return notBeforeMillis;
+        }
+
+        public long holdUntilMillis() {
+            return holdUntilMillis;
+        }
+
+        public String holdReason() {
+            return holdReason;
+        }
+
+        public long nextSlotMillis() {
+            return nextSlotMillis;
+        }
+
+        public double refusedRate() {
+            return refusedRate;
+        }
+
+        Moments withNotBefore(long moment) {
+            return new Moments(refreshedAtMillis, Math.max(notBeforeMillis, moment), holdUntilMillis, nextSlotMillis,
+                    refusedRate, holdReason);
+        }
+
+        Moments withHold(long moment, String reason) {
+            boolean later = moment > holdUntilMillis;
+            return new Moments(refreshedAtMillis, Math.max(notBeforeMillis, moment), Math.max(holdUntilMillis, moment),
+                    nextSlotMillis, refusedRate, later ? reason : holdReason);
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "Moments[at %d: notBefore %d, hold %d, next %d, refused rate %.3f/s]",
+                    refreshedAtMillis, notBeforeMillis, holdUntilMillis, nextSlotMillis, refusedRate);
+        }
+    }
+
+    private static final class Host {
+        final String key;
+        final String hash;
+        final String streaks;
+        final String admitted;
+        final AtomicInteger pendingAdmitted = new AtomicInteger();
+        volatile long windowMillis = 60_000;
+        volatile long lastAskedMillis;
+        volatile Moments moments = Moments.NOTHING_OWED;
+
+        Host(String key, String hash) {
+            this.key = key;
+            this.hash = hash;
+            this.streaks = hash + ":streaks";
+            this.admitted = hash + ":admitted";
+        }
+
+        void asked(long now, long window) {
+            lastAskedMillis = now;
+            if (window > 0) {
+                windowMillis = window;
+            }
+        }
+    }
+
+    private Host host(String key) {
+        Host h = hosts.get(key);
+        return h != null ? h : hosts.computeIfAbsent(key, k -> new Host(k, "retry-after:{" + fleet + "}:host:" + k));
+    }
+
+    /**
+     * One script, or null when unavailable. {@code pending} successes were taken from the host's
+     * count for this trip: if it fails, they go back, so none is lost to a Redis that was down.
+     */
+    private Object run(Host h, FleetScripts script, List<String> keys, int pending, String... args) {
+        List<String> argList = Arrays.asList(args);
+        Object reply = link.call(jedis -> script.run(jedis, keys, argList), null);
+        if (reply == null && pending > 0) {
+            h.pendingAdmitted.addAndGet(pending);
+        }
+        return reply;
+    }
+
+    private void refreshSafely() {
+        try {
+            refresh();
+        } catch (RuntimeException | LinkageError e) {
+            AgentLog.failure("refreshing the fleet store's moments", e);
+        }
+    }
+
+    /** One pipelined trip for every host asked about lately: their moments, and the successes counted meanwhile. */
+    void refresh() {
+        long now = clock.millis();
+        List<Host> due = new ArrayList<>();
+        for (Host h : hosts.values()) {
+            if (now - h.lastAskedMillis <= INTEREST_MILLIS) {
+                due.add(h);
+            } else if (now - h.lastAskedMillis > 10 * INTEREST_MILLIS && h.pendingAdmitted.get() == 0) {
+                hosts.remove(h.key, h); // forgotten here; Redis keeps it until its keys expire
+            }
+        }
+        if (due.isEmpty() || !link.isAvailable()) {
+            return;
+        }
+        int[] pending = new int[due.size()];
+        for (int i = 0; i < due.size(); i++) {
+            pending[i] = due.get(i).pendingAdmitted.getAndSet(0);
+        }
+        List<Object> replies = link.call(jedis -> pipelineMoments(jedis, due, pending), null);
+        if (replies == null) {
+            for (int i = 0; i < due.size(); i++) {
+                due.get(i).pendingAdmitted.addAndGet(pending[i]);
+            }
+            return;
+        }
+        long after = clock.millis();
+        for (int i = 0; i < due.size(); i++) {
+            List<?> values = (List<?>) replies.get(i);
+            Host h = due.get(i);
+            String rate = text(values.get(3));
+            h.moments = new Moments(after, after + Math.max(0, number(values.get(0))), after + Math.max(0, number(values.get(1))),
+                    after + Math.max(0, number(values.get(2))), rate.isEmpty() ? 0 : parseRate(rate), text(values.get(4)));
+        }
+    }
+
+    private List<Object> pipelineMoments(Jedis jedis, List<Host> due, int[] pending) {
+        if (!momentsLoaded) {
+            jedis.scriptLoad(FleetScripts.MOMENTS.text());
+            momentsLoaded = true;
+        }
+        Pipeline pipeline = jedis.pipelined();
+        List<Response<Object>> responses = new ArrayList<>(due.size());
+        for (int i = 0; i < due.size(); i++) {
+            Host h = due.get(i);
+            responses.add(pipeline.evalsha(FleetScripts.MOMENTS.sha(), Arrays.asList(h.hash, h.admitted),
+                    Arrays.asList(Integer.toString(pending[i]), Long.toString(bucketMillis(h.windowMillis)),
+                            Long.toString(h.windowMillis))));
+        }
+        pipeline.sync();
+        List<Object> replies = new ArrayList<>(due.size());
+        try {
+            for (Response<Object> response : responses) {
+                replies.add(response.get());
+            }
+        } catch (redis.clients.jedis.exceptions.JedisNoScriptException e) {
+            momentsLoaded = false; // flushed by someone meanwhile: the next round loads it again
+            return null;
+        }
+        return replies;
+    }
+
+    /** A bucket is a two-hundredth of the window, at least 100 ms: fine enough for the ceiling, few enough fields. */
+    static long bucketMillis(long windowMillis) {
+        return Math.max(100, windowMillis / 200);
+    }
+
+    private static long local(long localNow, long serverNow, long serverMoment) {
+        return localNow + Math.max(0, serverMoment - serverNow);
+    }
+
+    private static long number(Object value) {
+        if (value instanceof Long) {
+            return (Long) value;
+        }
+        return Long.parseLong(text(value));
+    }
+
+    private static String text(Object value) {
+        return value instanceof byte[] ? new String((byte[]) value, java.nio.charset.StandardCharsets.UTF_8) : String.valueOf(value);
+    }
+
+    private static long longField(java.util.Map<String, String> fields, String name, long absent) {
+        String value = fields.get(name);
+        if (value == null) {
+            return absent;
+        }
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            return absent;
+        }
+    }
+
+    private static double doubleField(java.util.Map<String, String> fields, String name) {
+        String value = fields.get(name);
+        return value == null ? 0 : parseRate(value);
+    }
+
+    private static double parseRate(String text) {
+        try {
+            double rate = Double.parseDouble(text);
+            return rate > 0 && !Double.isInfinite(rate) ? rate : 0;
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    private static String rate(double rate) {
+        return rate > 0 && !Double.isInfinite(rate) && !Double.isNaN(rate) ? Double.toString(rate) : "0";
+    }
+}
