@@ -26,6 +26,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class RedisServer implements AutoCloseable {
 
+    private static final java.util.concurrent.atomic.AtomicBoolean BANNER_SHOWN = new java.util.concurrent.atomic.AtomicBoolean();
+
     private final String executable;
     private final int port;
     private final String password;
@@ -177,18 +179,26 @@ final class RedisServer implements AutoCloseable {
         if (found != null) {
             return found;
         }
-        String message = "redis-server NOT FOUND on PATH or in /usr/bin, /usr/local/bin, /usr/sbin: the fleet store's "
+        String message = "redis-server NOT FOUND (REDIS_SERVER, PATH, /usr/bin, /usr/local/bin, /usr/sbin): the fleet store's "
                 + "tests against a real Redis were NOT RUN. Install it (apt-get install -y redis-server).";
         if ("true".equalsIgnoreCase(System.getenv("CI"))) {
             Assertions.fail(message + " CI=true: failing rather than skipping.");
         }
-        String bar = "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!";
-        System.err.println(bar + "\n!!! " + message + "\n" + bar);
+        if (BANNER_SHOWN.compareAndSet(false, true)) {
+            String bar = "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!";
+            System.err.println(bar + "\n!!! " + message + "\n" + bar);
+        }
         Assumptions.abort(message);
         return null;
     }
 
+    /** {@code REDIS_SERVER} names the executable when set (and only it is tried); else PATH and the usual places. */
     private static String find() {
+        String named = System.getenv("REDIS_SERVER");
+        if (named != null && !named.isEmpty()) {
+            File file = new File(named);
+            return file.isFile() && file.canExecute() ? file.getPath() : null;
+        }
         List<String> places = new ArrayList<>();
         String path = System.getenv("PATH");
         if (path != null) {
