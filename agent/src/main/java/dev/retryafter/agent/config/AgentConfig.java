@@ -9,12 +9,18 @@ public final class AgentConfig {
     private final String reportPath;
     private final Policies policies;
     private final String source;
+    private final StoreSettings store;
 
     AgentConfig(boolean enabled, String reportPath, Policies policies, String source) {
+        this(enabled, reportPath, policies, source, StoreSettings.inMemory());
+    }
+
+    AgentConfig(boolean enabled, String reportPath, Policies policies, String source, StoreSettings store) {
         this.enabled = enabled;
         this.reportPath = reportPath;
         this.policies = policies;
         this.source = source;
+        this.store = store;
     }
 
     /** No file, no argument: on, every host on the defaults, the report to the log. */
@@ -24,7 +30,7 @@ public final class AgentConfig {
 
     /** The same, switched on or off by {@code switchedBy}, which the start-up line then names. */
     AgentConfig withEnabled(boolean on, String switchedBy) {
-        return new AgentConfig(on, reportPath, policies, source + ", " + switchedBy);
+        return new AgentConfig(on, reportPath, policies, source + ", " + switchedBy, store);
     }
 
     public boolean enabled() {
@@ -38,6 +44,11 @@ public final class AgentConfig {
 
     public Policies policies() {
         return policies;
+    }
+
+    /** Where what is learned is kept: in memory, or on a fleet's Redis. */
+    public StoreSettings store() {
+        return store;
     }
 
     /** The file and argument this came from, for the start-up line. */

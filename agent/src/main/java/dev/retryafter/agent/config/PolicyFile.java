@@ -56,6 +56,11 @@ public final class PolicyFile {
 
     /** Reads {@code file}, then lets {@code overrides} (from the agent argument) replace any of its keys. */
     public static AgentConfig read(Path file, List<Line> overrides) throws ConfigException {
+        return read(file, overrides, System.getenv());
+    }
+
+    /** The same, with the environment a store password may be read from. */
+    static AgentConfig read(Path file, List<Line> overrides, Map<String, String> environment) throws ConfigException {
         List<Line> lines = new ArrayList<>();
         if (file != null) {
             String text;
@@ -66,7 +71,7 @@ public final class PolicyFile {
             }
             lines.addAll(parse(file.toString(), text));
         }
-        return build(lines, overrides, file == null ? "agent argument" : file.toString());
+        return build(lines, overrides, file == null ? "agent argument" : file.toString(), environment);
     }
 
     static List<Line> parse(String source, String text) throws ConfigException {
@@ -100,7 +105,8 @@ public final class PolicyFile {
         return lines;
     }
 
-    private static AgentConfig build(List<Line> fileLines, List<Line> overrides, String source) throws ConfigException {
+    private static AgentConfig build(List<Line> fileLines, List<Line> overrides, String source,
+                                     Map<String, String> environment) throws ConfigException {
         Map<String, Line> byKey = new LinkedHashMap<>();
         for (Line line : fileLines) {
             byKey.put(line.key, line);
@@ -114,12 +120,18 @@ public final class PolicyFile {
         Policy.Builder defaults = Policy.builder();
         Map<String, Line> defaultLines = new LinkedHashMap<>();
         Map<String, Map<String, Line>> policyLines = new LinkedHashMap<>();
+        Map<String, Line> storeLines = new LinkedHashMap<>();
+        boolean defaultShared = true;
         for (Line line : byKey.values()) {
             String key = line.key;
             if (key.equals(ENABLED)) {
                 enabled = read(line, () -> Values.bool(line.value));
             } else if (key.equals(REPORT)) {
                 report = line.value.isEmpty() ? null : line.value;
+            } else if (StoreSettings.KEYS.contains(key)) {
+                storeLines.put(key, line);
+            } else if (key.equals(DEFAULT_PREFIX + StoreSettings.SHARE)) {
+                defaultShared = StoreSettings.shared(line);
             } else if (key.startsWith(DEFAULT_PREFIX)) {
                 Setting setting = settingOrError(line, key.substring(DEFAULT_PREFIX.length()), DEFAULT_PREFIX);
                 apply(line, setting, defaults);
@@ -128,7 +140,7 @@ public final class PolicyFile {
                 int dot = key.indexOf('.', POLICY_PREFIX.length());
                 String name = key.substring(POLICY_PREFIX.length(), dot);
                 String rest = key.substring(dot + 1);
-                if (!rest.equals(HOSTS)) {
+                if (!rest.equals(HOSTS) && !rest.equals(StoreSettings.SHARE)) {
                     settingOrError(line, rest, POLICY_PREFIX + name + ".");
                 }
                 policyLines.computeIfAbsent(name, n -> new LinkedHashMap<>()).put(rest, line);
@@ -150,13 +162,15 @@ public final class PolicyFile {
             }
             Policy.Builder builder = defaultPolicy.toBuilder().name(name);
             for (Map.Entry<String, Line> setting : lines.entrySet()) {
-                if (!setting.getKey().equals(HOSTS)) {
+                if (!setting.getKey().equals(HOSTS) && !setting.getKey().equals(StoreSettings.SHARE)) {
                     apply(setting.getValue(), Setting.named(setting.getKey()), builder);
                 }
             }
-            entries.add(new Policies.Entry(hostPatterns(hosts), buildPolicy(builder, lines, defaultLines, source)));
+            boolean shared = lines.containsKey(StoreSettings.SHARE) ? StoreSettings.shared(lines.get(StoreSettings.SHARE)) : defaultShared;
+            entries.add(new Policies.Entry(hostPatterns(hosts), buildPolicy(builder, lines, defaultLines, source), shared));
         }
-        return new AgentConfig(enabled, report, new Policies(entries, defaultPolicy), source);
+        return new AgentConfig(enabled, report, new Policies(entries, defaultPolicy, defaultShared), source,
+                StoreSettings.read(storeLines, environment));
     }
 
     private static Policy buildPolicy(Policy.Builder builder, Map<String, Line> lines, Map<String, Line> defaultLines,
@@ -227,6 +241,9 @@ public final class PolicyFile {
             policyPrefix = key.substring(0, key.indexOf('.', POLICY_PREFIX.length()) + 1);
             known.add(policyPrefix + HOSTS);
         }
+        known.addAll(StoreSettings.KEYS);
+        known.add(DEFAULT_PREFIX + StoreSettings.SHARE);
+        known.add(policyPrefix + StoreSettings.SHARE);
         for (Setting s : Setting.values()) {
             known.add(DEFAULT_PREFIX + s.key());
             known.add(policyPrefix + s.key());

@@ -229,7 +229,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
     }
 
     /** Appends a finished streak to the fleet's, keeping the newest {@code streakCapacity}. False when unavailable. */
-    public boolean recordStreak(String host, FinishedStreak streak) {
+    public boolean recordStreak(String host, StreakRecord streak) {
         Host h = host(host);
         return run(h, FleetScripts.STREAK, Collections.singletonList(h.streaks), 0, Long.toString(ttlMillis),
                 Integer.toString(streakCapacity), streak.encode()) != null;
@@ -262,9 +262,9 @@ public final class RedisHostKnowledge implements AutoCloseable {
         for (int i = 0; i + 1 < flat.size(); i += 2) {
             fields.put(text(flat.get(i)), text(flat.get(i + 1)));
         }
-        List<FinishedStreak> streaks = new ArrayList<>();
+        List<StreakRecord> streaks = new ArrayList<>();
         for (Object stored : (List<?>) parts.get(2)) {
-            FinishedStreak streak = FinishedStreak.decode(text(stored), serverNow);
+            StreakRecord streak = StreakRecord.decode(text(stored), serverNow);
             if (streak != null) {
                 streaks.add(streak);
             }

@@ -19,10 +19,10 @@ public final class SharedKnowledge {
     private final long holds;
     private final long refusals;
     private final Learned learned;
-    private final List<FinishedStreak> streaks;
+    private final List<StreakRecord> streaks;
 
     SharedKnowledge(long readAtMillis, long notBeforeMillis, long nextSlotMillis, long holdUntilMillis, String holdReason,
-                    long holds, long refusals, Learned learned, List<FinishedStreak> streaks) {
+                    long holds, long refusals, Learned learned, List<StreakRecord> streaks) {
         this.readAtMillis = readAtMillis;
         this.notBeforeMillis = notBeforeMillis;
         this.nextSlotMillis = nextSlotMillis;
@@ -77,7 +77,7 @@ public final class SharedKnowledge {
     }
 
     /** Finished streaks, newest first, at most the capacity they were recorded with. */
-    public List<FinishedStreak> streaks() {
+    public List<StreakRecord> streaks() {
         return streaks;
     }
 

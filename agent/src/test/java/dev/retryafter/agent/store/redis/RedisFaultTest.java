@@ -57,7 +57,7 @@ class RedisFaultTest {
                 () -> store.reserve(HOST, 100, 1000, 2000),
                 () -> store.imposeNotBefore(HOST, 1000),
                 () -> store.holdFor(HOST, 1000, "reason"),
-                () -> store.recordStreak(HOST, FinishedStreak.withHeader(1, 2, 3, true)),
+                () -> store.recordStreak(HOST, StreakRecord.withHeader(1, 2, 3, true)),
                 () -> store.recordLearned(HOST, 10, 5.0, 4000, 0),
                 () -> store.onRefusal(HOST, 2000),
                 () -> store.read(HOST),

@@ -211,14 +211,14 @@ class RedisHostKnowledgeTest {
     void finishedStreaksAreKeptNewestFirstAndBounded() {
         RedisHostKnowledge store = store(Clock.system(), new RedisHostKnowledge.Options().timeoutMillis(2000).streakCapacity(5));
         for (int i = 0; i < 7; i++) {
-            assertTrue(store.recordStreak(HOST, FinishedStreak.withHeader(1000 * i, 10 + i, 2000 + i, i % 2 == 0)));
+            assertTrue(store.recordStreak(HOST, StreakRecord.withHeader(1000 * i, 10 + i, 2000 + i, i % 2 == 0)));
         }
-        assertTrue(store.recordStreak(HOST, FinishedStreak.withoutHeader(5, 6, false)));
-        List<FinishedStreak> streaks = store.read(HOST).orElseThrow(AssertionError::new).streaks();
+        assertTrue(store.recordStreak(HOST, StreakRecord.withoutHeader(5, 6, false)));
+        List<StreakRecord> streaks = store.read(HOST).orElseThrow(AssertionError::new).streaks();
         assertEquals(5, streaks.size(), "bounded: " + streaks);
-        assertEquals(FinishedStreak.withoutHeader(5, 6, false), streaks.get(0));
-        assertEquals(FinishedStreak.withHeader(6000, 16, 2006, true), streaks.get(1));
-        assertEquals(FinishedStreak.withHeader(3000, 13, 2003, false), streaks.get(4));
+        assertEquals(StreakRecord.withoutHeader(5, 6, false), streaks.get(0));
+        assertEquals(StreakRecord.withHeader(6000, 16, 2006, true), streaks.get(1));
+        assertEquals(StreakRecord.withHeader(3000, 13, 2003, false), streaks.get(4));
         assertTrue(streaks.get(4).ageMillis() >= 0 && streaks.get(4).ageMillis() < 60_000);
     }
 
@@ -267,7 +267,7 @@ class RedisHostKnowledgeTest {
         RedisHostKnowledge store = store(Clock.system(), new RedisHostKnowledge.Options().timeoutMillis(2000).ttlMillis(ttl));
         store.admitted(HOST, 2000);
         wait(store.reserve(HOST, 100, 1000, 2000));
-        assertTrue(store.recordStreak(HOST, FinishedStreak.withHeader(0, 1, 2, false)));
+        assertTrue(store.recordStreak(HOST, StreakRecord.withHeader(0, 1, 2, false)));
         wait(store.holdFor("held.example:80", TimeUnit.HOURS.toMillis(2), "long"));
         try (Jedis jedis = new Jedis("127.0.0.1", server.port())) {
             String hash = store.hashKey(HOST);

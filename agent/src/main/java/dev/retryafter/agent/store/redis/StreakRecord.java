@@ -7,7 +7,7 @@ import java.util.Locale;
  * the last refused request went out and when the one that got through went out, both counted from
  * the first refusal, and whether the host was paced then. Durations only, so no clock is in it.
  */
-public final class FinishedStreak {
+public final class StreakRecord {
 
     private final boolean hadHeader;
     private final long headerMillis;
@@ -17,17 +17,17 @@ public final class FinishedStreak {
     private final long ageMillis;
 
     /** A streak whose first refusal said {@code headerMillis}. */
-    public static FinishedStreak withHeader(long headerMillis, long lastRefusedMillis, long recoveredByMillis,
+    public static StreakRecord withHeader(long headerMillis, long lastRefusedMillis, long recoveredByMillis,
                                             boolean whilePaced) {
-        return new FinishedStreak(true, headerMillis, lastRefusedMillis, recoveredByMillis, whilePaced, 0);
+        return new StreakRecord(true, headerMillis, lastRefusedMillis, recoveredByMillis, whilePaced, 0);
     }
 
     /** A streak whose first refusal carried no usable header. */
-    public static FinishedStreak withoutHeader(long lastRefusedMillis, long recoveredByMillis, boolean whilePaced) {
-        return new FinishedStreak(false, 0, lastRefusedMillis, recoveredByMillis, whilePaced, 0);
+    public static StreakRecord withoutHeader(long lastRefusedMillis, long recoveredByMillis, boolean whilePaced) {
+        return new StreakRecord(false, 0, lastRefusedMillis, recoveredByMillis, whilePaced, 0);
     }
 
-    private FinishedStreak(boolean hadHeader, long headerMillis, long lastRefusedMillis, long recoveredByMillis,
+    private StreakRecord(boolean hadHeader, long headerMillis, long lastRefusedMillis, long recoveredByMillis,
                            boolean whilePaced, long ageMillis) {
         this.hadHeader = hadHeader;
         this.headerMillis = headerMillis;
@@ -70,7 +70,7 @@ public final class FinishedStreak {
     }
 
     /** As {@link #encode()} wrote it, after the moment the script put first; null if it is not one. */
-    static FinishedStreak decode(String stored, long serverNow) {
+    static StreakRecord decode(String stored, long serverNow) {
         String[] parts = stored.split(" ");
         if (parts.length != 5) {
             return null;
@@ -82,7 +82,7 @@ public final class FinishedStreak {
             long by = Long.parseLong(value(parts[3], "by"));
             boolean paced = "1".equals(value(parts[4], "paced"));
             boolean hadHeader = !"-".equals(header);
-            return new FinishedStreak(hadHeader, hadHeader ? Long.parseLong(header) : 0, last, by, paced,
+            return new StreakRecord(hadHeader, hadHeader ? Long.parseLong(header) : 0, last, by, paced,
                     Math.max(0, serverNow - at));
         } catch (IllegalArgumentException e) {
             return null; // a record this version cannot read is left out, not a failure
@@ -98,10 +98,10 @@ public final class FinishedStreak {
 
     @Override
     public boolean equals(Object o) {
-        if (!(o instanceof FinishedStreak)) {
+        if (!(o instanceof StreakRecord)) {
             return false;
         }
-        FinishedStreak s = (FinishedStreak) o;
+        StreakRecord s = (StreakRecord) o;
         return hadHeader == s.hadHeader && headerMillis == s.headerMillis && lastRefusedMillis == s.lastRefusedMillis
                 && recoveredByMillis == s.recoveredByMillis && whilePaced == s.whilePaced;
     }
@@ -113,6 +113,6 @@ public final class FinishedStreak {
 
     @Override
     public String toString() {
-        return "FinishedStreak[" + encode() + ", " + ageMillis + " ms ago]";
+        return "StreakRecord[" + encode() + ", " + ageMillis + " ms ago]";
     }
 }
