@@ -60,12 +60,23 @@ final class FleetScripts {
             + "end\n"
             + "return {slot - now, nb - now, hold - now}\n");
 
-    /** Later wins. KEYS: hash. ARGV: ttl, wait. Returns the fleet's not-before, remaining. */
-    static final FleetScripts NOT_BEFORE = new FleetScripts("not-before", PRELUDE
-            + "local nb = math.max(n(redis.call('HGET', KEYS[1], 'nb')), now + tonumber(ARGV[2]))\n"
-            + "redis.call('HSET', KEYS[1], 'nb', d(nb), 'v', '" + FORMAT_VERSION + "')\n"
-            + "redis.call('PEXPIRE', KEYS[1], math.max(tonumber(ARGV[1]), nb - now))\n"
-            + "return nb - now\n");
+    /**
+     * Later wins, for one moment field: {@code nb} (the not-before), {@code next} (the schedule) or
+     * {@code costs-since}. KEYS: hash. ARGV: ttl, field, offset from now (may be negative). Returns
+     * the field's moment after the merge, from now.
+     */
+    static final FleetScripts LATER = new FleetScripts("later", PRELUDE
+            + "local field = ARGV[2]\n"
+            + "if field ~= 'nb' and field ~= 'next' and field ~= 'costs-since' then return redis.error_reply('no such moment') end\n"
+            + "local old = tonumber(redis.call('HGET', KEYS[1], field))\n"
+            + "local moment = now + tonumber(ARGV[3])\n"
+            + "if old == nil or moment > old then\n"
+            + "  redis.call('HSET', KEYS[1], field, d(moment), 'v', '" + FORMAT_VERSION + "')\n"
+            + "else\n"
+            + "  moment = old\n"
+            + "end\n"
+            + "redis.call('PEXPIRE', KEYS[1], math.max(tonumber(ARGV[1]), moment - now))\n"
+            + "return moment - now\n");
 
     /**
      * Later wins; the reason goes with the hold that wins, and no request goes before a hold ends.
@@ -86,14 +97,20 @@ final class FleetScripts {
             + "return hold - now\n");
 
     /**
-     * A refusal, as the fleet counts it: the successes of every JVM since the window began or the
-     * previous refusal, whichever is later (LearnedLimit.ceilingBefore's rule, over buckets).
-     * KEYS: hash, admitted. ARGV: ttl, admitted, bucket, window. Returns {ceiling, refusals}.
+     * A refusal, as the fleet counts it. The ceiling: the successes of every JVM since the window
+     * began or the previous refusal, whichever is later (LearnedLimit.ceilingBefore's rule). The
+     * streak: the first refusal while none is open opens the fleet's, with its header and pacing;
+     * every later one counts into it, whichever JVM saw it.
+     * KEYS: hash, admitted. ARGV: ttl, admitted, bucket, window, sent (ago), header ('-' for none), paced (0/1).
+     * Returns {ceiling, refusals, first (1/0), streak start (ago), header, last refused sent (ago),
+     * streak refusals, paced}.
      */
     static final FleetScripts REFUSAL = new FleetScripts("refusal", PRELUDE
             + "local bucketMs, windowMs = tonumber(ARGV[3]), tonumber(ARGV[4])\n"
             + "flush(KEYS[1], KEYS[2], tonumber(ARGV[2]), bucketMs, windowMs)\n"
-            + "local h = redis.call('HMGET', KEYS[1], 'refused-at', 'admitted', 'admitted-at-refusal')\n"
+            + "local sent = now - tonumber(ARGV[5])\n"
+            + "local h = redis.call('HMGET', KEYS[1], 'refused-at', 'admitted', 'admitted-at-refusal', 'streak-start',"
+            + " 'streak-header', 'streak-sent', 'streak-refusals', 'streak-paced')\n"
             + "local total = n(h[2])\n"
             + "local ceiling = 0\n"
             + "if h[1] and n(h[1]) >= now - windowMs then\n"
@@ -107,41 +124,84 @@ final class FleetScripts {
             + "    if tonumber(all[i]) >= first then ceiling = ceiling + tonumber(all[i + 1]) end\n"
             + "  end\n"
             + "end\n"
+            + "local first, start, header, last, count, paced\n"
+            + "if not h[4] then\n"
+            + "  first, start, header, last, count, paced = 1, now, ARGV[6], sent, 1, ARGV[7]\n"
+            + "  redis.call('HSET', KEYS[1], 'streak-start', d(start), 'streak-header', header, 'streak-sent', d(last),"
+            + " 'streak-refusals', count, 'streak-paced', paced)\n"
+            + "else\n"
+            + "  first, start, header, last, count, paced = 0, n(h[4]), h[5], math.max(n(h[6]), sent), n(h[7]) + 1, h[8]\n"
+            + "  redis.call('HSET', KEYS[1], 'streak-sent', d(last), 'streak-refusals', count)\n"
+            + "end\n"
             + "redis.call('HSET', KEYS[1], 'refused-at', d(now), 'admitted-at-refusal', d(total), 'v', '"
             + FORMAT_VERSION + "')\n"
             + "local refusals = redis.call('HINCRBY', KEYS[1], 'refusals', 1)\n"
             + "redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))\n"
-            + "return {ceiling, refusals}\n");
+            + "return {ceiling, refusals, first, now - start, header, now - last, count, paced}\n");
 
-    /** Bounded append, newest first. KEYS: streaks. ARGV: ttl, capacity, record. Returns the list's length. */
+    /**
+     * A success, to a request sent {@code sent} ago: if it went out after the fleet's open streak
+     * began, the streak is over and joins the finished ones. KEYS: hash, streaks. ARGV: ttl,
+     * capacity, sent (ago). Returns {0} when no streak ended, else {1, start (ago), header,
+     * last refused (after start), recovered by (after start), paced}.
+     */
+    static final FleetScripts RECOVERY = new FleetScripts("recovery", PRELUDE
+            + "local sent = now - tonumber(ARGV[3])\n"
+            + "local h = redis.call('HMGET', KEYS[1], 'streak-start', 'streak-header', 'streak-sent', 'streak-paced')\n"
+            + "if not h[1] or sent < n(h[1]) then return {0} end\n"
+            + "local start = n(h[1])\n"
+            + "local last, by = math.max(0, n(h[3]) - start), sent - start\n"
+            + "redis.call('LPUSH', KEYS[2], d(start) .. ' h=' .. h[2] .. ' last=' .. d(last) .. ' by=' .. d(by) .. ' paced=' .. h[4])\n"
+            + "redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)\n"
+            + "redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[1]))\n"
+            + "redis.call('HDEL', KEYS[1], 'streak-start', 'streak-header', 'streak-sent', 'streak-refusals', 'streak-paced')\n"
+            + "return {1, now - start, h[2], last, by, h[4]}\n");
+
+    /**
+     * Bounded append, newest first, of a streak that began {@code start} ago; a streak already there
+     * (the same record, begun within a second of it: a merge after an outage) is not added twice.
+     * KEYS: streaks. ARGV: ttl, capacity, start (ago), record. Returns the list's length.
+     */
     static final FleetScripts STREAK = new FleetScripts("streak", PRELUDE
-            + "redis.call('LPUSH', KEYS[1], d(now) .. ' ' .. ARGV[3])\n"
+            + "local start = now - tonumber(ARGV[3])\n"
+            + "for _, e in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do\n"
+            + "  local at, rest = string.match(e, '^(%-?%d+) (.*)$')\n"
+            + "  if rest == ARGV[4] and math.abs(tonumber(at) - start) < 1000 then return redis.call('LLEN', KEYS[1]) end\n"
+            + "end\n"
+            + "redis.call('LPUSH', KEYS[1], d(start) .. ' ' .. ARGV[4])\n"
             + "redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)\n"
             + "redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))\n"
             + "return redis.call('LLEN', KEYS[1])\n");
 
     /**
      * What was learned, with the moment it was learned: the later learning wins, so a JVM that
-     * comes back with old news does not overwrite the fleet's. KEYS: hash. ARGV: ttl, ago, ceiling,
-     * rate, cycle. Returns how long ago the kept learning was made.
+     * comes back with old news does not overwrite the fleet's. An empty ceiling or rate keeps the
+     * one the fleet has. KEYS: hash. ARGV: ttl, learned (ago), ceiling, refused rate, cycle, pace
+     * epoch (ago). Returns how long ago the kept learning was made.
      */
     static final FleetScripts LEARNED = new FleetScripts("learned", PRELUDE
             + "local at = now - tonumber(ARGV[2])\n"
             + "local stored = tonumber(redis.call('HGET', KEYS[1], 'learned-at'))\n"
             + "if stored == nil or at >= stored then\n"
-            + "  redis.call('HSET', KEYS[1], 'ceiling', ARGV[3], 'rate', ARGV[4], 'cycle', ARGV[5],"
-            + " 'learned-at', d(at), 'v', '" + FORMAT_VERSION + "')\n"
+            + "  if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'ceiling', ARGV[3]) end\n"
+            + "  if ARGV[4] ~= '' then\n"
+            + "    redis.call('HSET', KEYS[1], 'rate', ARGV[4], 'cycle', ARGV[5], 'epoch', d(now - tonumber(ARGV[6])))\n"
+            + "  end\n"
+            + "  redis.call('HSET', KEYS[1], 'learned-at', d(at), 'v', '" + FORMAT_VERSION + "')\n"
             + "  stored = at\n"
             + "end\n"
             + "redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))\n"
             + "return now - stored\n");
 
-    /** Moments only, for the cache. KEYS: hash, admitted. ARGV: admitted, bucket, window. */
+    /**
+     * Moments only, for the cache, carrying the successes counted meanwhile. KEYS: hash, admitted.
+     * ARGV: admitted, bucket, window. Returns {not-before, hold, next slot (each from now), refused
+     * rate, hold reason, streak open (1/0)}.
+     */
     static final FleetScripts MOMENTS = new FleetScripts("moments", PRELUDE
             + "flush(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))\n"
-            + "local h = redis.call('HMGET', KEYS[1], 'nb', 'hold', 'next', 'rate', 'hold-reason', 'learned-at')\n"
-            + "return {n(h[1]) - now, n(h[2]) - now, n(h[3]) - now, h[4] or '', h[5] or '',"
-            + " h[6] and d(now - n(h[6])) or ''}\n");
+            + "local h = redis.call('HMGET', KEYS[1], 'nb', 'hold', 'next', 'rate', 'hold-reason', 'streak-start')\n"
+            + "return {n(h[1]) - now, n(h[2]) - now, n(h[3]) - now, h[4] or '', h[5] or '', h[6] and 1 or 0}\n");
 
     /** Everything. KEYS: hash, streaks. Returns {now, the hash's fields and values, the streaks newest first}. */
     static final FleetScripts READ = new FleetScripts("read", PRELUDE

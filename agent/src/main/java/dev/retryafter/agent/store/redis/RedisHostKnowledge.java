@@ -173,21 +173,39 @@ public final class RedisHostKnowledge implements AutoCloseable {
         long wait = Math.max(0, number(values.get(0)));
         Moments before = h.moments;
         h.moments = new Moments(now, now + Math.max(0, number(values.get(1))), now + Math.max(0, number(values.get(2))),
-                now + wait + intervalMillis, before.refusedRate, before.holdReason);
+                now + wait + intervalMillis, before.refusedRate, before.holdReason, before.streakOpen);
         return OptionalLong.of(wait);
     }
 
     /** Later wins. Returns how far off the fleet's not-before lies now; empty when Redis is unavailable. */
     public OptionalLong imposeNotBefore(String host, long waitMillis) {
-        Host h = host(host);
-        Object reply = run(h, FleetScripts.NOT_BEFORE, Collections.singletonList(h.hash), 0,
-                Long.toString(ttlMillis), Long.toString(Math.max(0, waitMillis)));
-        if (reply == null) {
-            return OptionalLong.empty();
+        OptionalLong remaining = later(host, "nb", Math.max(0, waitMillis));
+        if (remaining.isPresent()) {
+            Host h = host(host);
+            h.moments = h.moments.withNotBefore(clock.millis() + Math.max(0, remaining.getAsLong()));
         }
-        long remaining = Math.max(0, number(reply));
-        h.moments = h.moments.withNotBefore(clock.millis() + remaining);
-        return OptionalLong.of(remaining);
+        return remaining;
+    }
+
+    /** The shared schedule's next free slot no sooner than {@code aheadMillis} from now (later wins): a merge. */
+    public OptionalLong bookNextSlotAtLeast(String host, long aheadMillis) {
+        return later(host, "next", aheadMillis);
+    }
+
+    /**
+     * Refusal costs of streaks begun before {@code agoMillis} ago no longer count (later wins): the
+     * category changed then. Returns how long ago the fleet's moment is.
+     */
+    public OptionalLong forgetCostsBefore(String host, long agoMillis) {
+        OptionalLong moment = later(host, "costs-since", -agoMillis);
+        return moment.isPresent() ? OptionalLong.of(-moment.getAsLong()) : moment;
+    }
+
+    private OptionalLong later(String host, String field, long offsetMillis) {
+        Host h = host(host);
+        Object reply = run(h, FleetScripts.LATER, Collections.singletonList(h.hash), 0,
+                Long.toString(ttlMillis), field, Long.toString(offsetMillis));
+        return reply == null ? OptionalLong.empty() : OptionalLong.of(number(reply));
     }
 
     /**
@@ -215,36 +233,180 @@ public final class RedisHostKnowledge implements AutoCloseable {
     }
 
     /**
-     * A refusal from {@code host}: the fleet's ceiling, the successes every JVM saw since the window
-     * began or since the fleet's previous refusal, whichever is later. Empty when unavailable.
+     * A refusal from {@code host} of a request sent {@code sentAgoMillis} ago, with the header's wait
+     * (empty: none usable), while this JVM paced the host or not. Counts it into the fleet's open
+     * streak, or opens one, and reads the fleet's ceiling: the successes every JVM saw since the
+     * window began or since the fleet's previous refusal, whichever is later. Empty when unavailable.
      */
-    public OptionalInt onRefusal(String host, long windowMillis) {
+    public Optional<FleetRefusal> onRefusal(String host, long windowMillis, long sentAgoMillis, OptionalLong headerMillis,
+                                            boolean whilePaced) {
         Host h = host(host);
         h.asked(clock.millis(), windowMillis);
         int pending = h.pendingAdmitted.getAndSet(0);
         Object reply = run(h, FleetScripts.REFUSAL, Arrays.asList(h.hash, h.admitted), pending,
                 Long.toString(ttlMillis), Integer.toString(pending), Long.toString(bucketMillis(windowMillis)),
-                Long.toString(windowMillis));
-        return reply == null ? OptionalInt.empty() : OptionalInt.of((int) number(((List<?>) reply).get(0)));
-    }
-
-    /** Appends a finished streak to the fleet's, keeping the newest {@code streakCapacity}. False when unavailable. */
-    public boolean recordStreak(String host, StreakRecord streak) {
-        Host h = host(host);
-        return run(h, FleetScripts.STREAK, Collections.singletonList(h.streaks), 0, Long.toString(ttlMillis),
-                Integer.toString(streakCapacity), streak.encode()) != null;
+                Long.toString(windowMillis), Long.toString(Math.max(0, sentAgoMillis)),
+                headerMillis.isPresent() ? Long.toString(Math.max(0, headerMillis.getAsLong())) : "-", whilePaced ? "1" : "0");
+        if (reply == null) {
+            return Optional.empty();
+        }
+        List<?> v = (List<?>) reply;
+        h.moments = h.moments.withStreakOpen();
+        String header = text(v.get(4));
+        return Optional.of(new FleetRefusal((int) number(v.get(0)), number(v.get(1)), number(v.get(2)) == 1,
+                Math.max(0, number(v.get(3))), "-".equals(header) ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(header)),
+                Math.max(0, number(v.get(5))), (int) number(v.get(6)), "1".equals(text(v.get(7)))));
     }
 
     /**
-     * What this JVM learned {@code ageMillis} ago: kept unless the fleet learned something later.
-     * Returns how long ago the learning the fleet now keeps was made; empty when unavailable.
+     * A success from {@code host} to a request sent {@code sentAgoMillis} ago. If the fleet has a
+     * streak open that began before it went out, the streak is over: it joins the fleet's finished
+     * streaks, and is returned. The happy path costs no round trip: with no streak open in the
+     * cached moments, this only counts the success. Empty when Redis is unavailable.
      */
-    public OptionalLong recordLearned(String host, int ceiling, double refusedRate, long cycleMillis, long ageMillis) {
+    public Optional<Recovery> onAdmitted(String host, long windowMillis, long sentAgoMillis) {
+        admitted(host, windowMillis);
         Host h = host(host);
+        if (!h.moments.streakOpen) {
+            return Optional.of(Recovery.NONE);
+        }
+        Object reply = run(h, FleetScripts.RECOVERY, Arrays.asList(h.hash, h.streaks), 0, Long.toString(ttlMillis),
+                Integer.toString(streakCapacity), Long.toString(Math.max(0, sentAgoMillis)));
+        if (reply == null) {
+            return Optional.empty();
+        }
+        List<?> v = (List<?>) reply;
+        if (number(v.get(0)) == 0) {
+            return Optional.of(Recovery.NONE); // sent before the streak began, or another JVM closed it
+        }
+        h.moments = h.moments.withStreakClosed();
+        String header = text(v.get(2));
+        long age = Math.max(0, number(v.get(1)));
+        StreakRecord streak = "-".equals(header)
+                ? StreakRecord.withoutHeader(number(v.get(3)), number(v.get(4)), "1".equals(text(v.get(5))), age)
+                : StreakRecord.withHeader(Long.parseLong(header), number(v.get(3)), number(v.get(4)), "1".equals(text(v.get(5))), age);
+        return Optional.of(new Recovery(streak));
+    }
+
+    /** What a success did to the fleet's streak: ended it (and how it ran), or nothing. */
+    public static final class Recovery {
+        static final Recovery NONE = new Recovery(null);
+        private final StreakRecord streak;
+
+        Recovery(StreakRecord streak) {
+            this.streak = streak;
+        }
+
+        public boolean streakEnded() {
+            return streak != null;
+        }
+
+        /** The streak that ended; only when {@link #streakEnded()}. */
+        public StreakRecord streak() {
+            if (streak == null) {
+                throw new IllegalStateException("no streak ended");
+            }
+            return streak;
+        }
+    }
+
+    /** A refusal as the fleet counted it. Ages are by Redis's clock. */
+    public static final class FleetRefusal {
+        private final int ceiling;
+        private final long refusals;
+        private final boolean firstOfStreak;
+        private final long streakAgeMillis;
+        private final OptionalLong headerMillis;
+        private final long lastRefusedSentAgoMillis;
+        private final int streakRefusals;
+        private final boolean whilePaced;
+
+        FleetRefusal(int ceiling, long refusals, boolean firstOfStreak, long streakAgeMillis, OptionalLong headerMillis,
+                     long lastRefusedSentAgoMillis, int streakRefusals, boolean whilePaced) {
+            this.ceiling = ceiling;
+            this.refusals = refusals;
+            this.firstOfStreak = firstOfStreak;
+            this.streakAgeMillis = streakAgeMillis;
+            this.headerMillis = headerMillis;
+            this.lastRefusedSentAgoMillis = lastRefusedSentAgoMillis;
+            this.streakRefusals = streakRefusals;
+            this.whilePaced = whilePaced;
+        }
+
+        /** Successes of the whole fleet in the window before this refusal, since the previous one. */
+        public int ceiling() {
+            return ceiling;
+        }
+
+        /** Refusals the fleet has seen from the host, this one included. */
+        public long refusals() {
+            return refusals;
+        }
+
+        /** This refusal opened the fleet's streak: the one whose ceiling teaches. */
+        public boolean isFirstOfStreak() {
+            return firstOfStreak;
+        }
+
+        public long streakAgeMillis() {
+            return streakAgeMillis;
+        }
+
+        /** The header of the streak's first refusal, whoever saw it; empty when it had none usable. */
+        public OptionalLong streakHeaderMillis() {
+            return headerMillis;
+        }
+
+        public long lastRefusedSentAgoMillis() {
+            return lastRefusedSentAgoMillis;
+        }
+
+        /** Refusals in the fleet's streak so far, this one included: the backoff's exponent. */
+        public int streakRefusals() {
+            return streakRefusals;
+        }
+
+        public boolean streakWhilePaced() {
+            return whilePaced;
+        }
+
+        @Override
+        public String toString() {
+            return "FleetRefusal[ceiling " + ceiling + ", refusals " + refusals + (firstOfStreak ? ", first" : "") + ", streak of "
+                    + streakRefusals + " begun " + streakAgeMillis + " ms ago]";
+        }
+    }
+
+    /**
+     * Appends a finished streak to the fleet's, keeping the newest {@code streakCapacity}; one the
+     * fleet has already is not added again. False when unavailable.
+     */
+    public boolean recordStreak(String host, StreakRecord streak) {
+        Host h = host(host);
+        return run(h, FleetScripts.STREAK, Collections.singletonList(h.streaks), 0, Long.toString(ttlMillis),
+                Integer.toString(streakCapacity), Long.toString(streak.ageMillis()), streak.encode()) != null;
+    }
+
+    /**
+     * What this JVM learned {@code learnedAgoMillis} ago: a ceiling (empty: the fleet's stands) and
+     * a pace refused at {@code refusedRate} whose curve began {@code epochAgoMillis} ago with cycle
+     * {@code cycleMillis} (a rate of 0: the fleet's pace stands). Kept unless the fleet learned
+     * something later. Returns how long ago the learning the fleet now keeps was made; empty when unavailable.
+     */
+    public OptionalLong recordLearned(String host, long learnedAgoMillis, OptionalInt ceiling, double refusedRate,
+                                      long cycleMillis, long epochAgoMillis) {
+        Host h = host(host);
+        boolean paced = refusedRate > 0 && !Double.isInfinite(refusedRate) && cycleMillis > 0;
         Object reply = run(h, FleetScripts.LEARNED, Collections.singletonList(h.hash), 0, Long.toString(ttlMillis),
-                Long.toString(Math.max(0, ageMillis)), Integer.toString(ceiling), rate(refusedRate),
-                Long.toString(Math.max(0, cycleMillis)));
-        return reply == null ? OptionalLong.empty() : OptionalLong.of(Math.max(0, number(reply)));
+                Long.toString(Math.max(0, learnedAgoMillis)), ceiling.isPresent() ? Integer.toString(ceiling.getAsInt()) : "",
+                paced ? Double.toString(refusedRate) : "", Long.toString(Math.max(0, cycleMillis)), Long.toString(epochAgoMillis));
+        if (reply == null) {
+            return OptionalLong.empty();
+        }
+        if (paced) {
+            h.moments = h.moments.withRefusedRate(refusedRate);
+        }
+        return OptionalLong.of(Math.max(0, number(reply)));
     }
 
     /** Everything the fleet knows of {@code host}; empty when Redis is unavailable. */
@@ -271,15 +433,27 @@ public final class RedisHostKnowledge implements AutoCloseable {
         }
         SharedKnowledge.Learned learned = null;
         if (fields.containsKey("learned-at")) {
-            learned = new SharedKnowledge.Learned((int) longField(fields, "ceiling", 0), doubleField(fields, "rate"),
-                    longField(fields, "cycle", 0), Math.max(0, serverNow - longField(fields, "learned-at", serverNow)));
+            learned = new SharedKnowledge.Learned(fields.containsKey("ceiling") ? OptionalInt.of((int) longField(fields, "ceiling", 0))
+                    : OptionalInt.empty(), doubleField(fields, "rate"), longField(fields, "cycle", 0),
+                    serverNow - longField(fields, "epoch", serverNow),
+                    Math.max(0, serverNow - longField(fields, "learned-at", serverNow)));
         }
+        SharedKnowledge.OpenStreak open = null;
+        if (fields.containsKey("streak-start")) {
+            String header = fields.get("streak-header");
+            open = new SharedKnowledge.OpenStreak(Math.max(0, serverNow - longField(fields, "streak-start", serverNow)),
+                    header == null || "-".equals(header) ? OptionalLong.empty() : OptionalLong.of(longField(fields, "streak-header", 0)),
+                    serverNow - longField(fields, "streak-sent", serverNow), (int) longField(fields, "streak-refusals", 1),
+                    "1".equals(fields.get("streak-paced")));
+        }
+        OptionalLong costsSince = fields.containsKey("costs-since")
+                ? OptionalLong.of(serverNow - longField(fields, "costs-since", serverNow)) : OptionalLong.empty();
         return Optional.of(new SharedKnowledge(localNow,
                 local(localNow, serverNow, longField(fields, "nb", 0)),
                 local(localNow, serverNow, longField(fields, "next", 0)),
                 local(localNow, serverNow, longField(fields, "hold", 0)),
                 fields.containsKey("hold-reason") ? fields.get("hold-reason") : "",
-                longField(fields, "holds", 0), longField(fields, "refusals", 0), learned, streaks));
+                longField(fields, "holds", 0), longField(fields, "refusals", 0), learned, open, streaks, costsSince));
     }
 
     /**
@@ -305,7 +479,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
      * not-before, no hold, no booked slot ahead, no pace. Only then may a request skip the trip.
      */
     public static final class Moments {
-        static final Moments NOTHING_OWED = new Moments(0, 0, 0, 0, 0, "");
+        static final Moments NOTHING_OWED = new Moments(0, 0, 0, 0, 0, "", false);
 
         private final long refreshedAtMillis;
         private final long notBeforeMillis;
@@ -313,9 +487,11 @@ public final class RedisHostKnowledge implements AutoCloseable {
         private final long nextSlotMillis;
         private final double refusedRate;
         private final String holdReason;
+        final boolean streakOpen;
 
         Moments(long refreshedAtMillis, long notBeforeMillis, long holdUntilMillis, long nextSlotMillis,
-                double refusedRate, String holdReason) {
+                double refusedRate, String holdReason, boolean streakOpen) {
+            this.streakOpen = streakOpen;
             this.refreshedAtMillis = refreshedAtMillis;
             this.notBeforeMillis = notBeforeMillis;
             this.holdUntilMillis = holdUntilMillis;
@@ -356,15 +532,32 @@ public final class RedisHostKnowledge implements AutoCloseable {
             return refusedRate;
         }
 
+        /** Whether the fleet has a refusal streak open: only then may a success end one, at the cost of a trip. */
+        public boolean isStreakOpen() {
+            return streakOpen;
+        }
+
         Moments withNotBefore(long moment) {
             return new Moments(refreshedAtMillis, Math.max(notBeforeMillis, moment), holdUntilMillis, nextSlotMillis,
-                    refusedRate, holdReason);
+                    refusedRate, holdReason, streakOpen);
         }
 
         Moments withHold(long moment, String reason) {
             boolean later = moment > holdUntilMillis;
             return new Moments(refreshedAtMillis, Math.max(notBeforeMillis, moment), Math.max(holdUntilMillis, moment),
-                    nextSlotMillis, refusedRate, later ? reason : holdReason);
+                    nextSlotMillis, refusedRate, later ? reason : holdReason, streakOpen);
+        }
+
+        Moments withRefusedRate(double rate) {
+            return new Moments(refreshedAtMillis, notBeforeMillis, holdUntilMillis, nextSlotMillis, rate, holdReason, streakOpen);
+        }
+
+        Moments withStreakOpen() {
+            return new Moments(refreshedAtMillis, notBeforeMillis, holdUntilMillis, nextSlotMillis, refusedRate, holdReason, true);
+        }
+
+        Moments withStreakClosed() {
+            return new Moments(refreshedAtMillis, notBeforeMillis, holdUntilMillis, nextSlotMillis, refusedRate, holdReason, false);
         }
 
         @Override
@@ -456,7 +649,8 @@ public final class RedisHostKnowledge implements AutoCloseable {
             Host h = due.get(i);
             String rate = text(values.get(3));
             h.moments = new Moments(after, after + Math.max(0, number(values.get(0))), after + Math.max(0, number(values.get(1))),
-                    after + Math.max(0, number(values.get(2))), rate.isEmpty() ? 0 : parseRate(rate), text(values.get(4)));
+                    after + Math.max(0, number(values.get(2))), rate.isEmpty() ? 0 : parseRate(rate), text(values.get(4)),
+                    number(values.get(5)) == 1);
         }
     }
 

@@ -2,6 +2,8 @@ package dev.retryafter.agent.store.redis;
 
 import java.util.Collections;
 import java.util.List;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
  * What the fleet knows of one host, as one read found it. Moments are on the reader's own clock:
@@ -19,10 +21,15 @@ public final class SharedKnowledge {
     private final long holds;
     private final long refusals;
     private final Learned learned;
+    private final OpenStreak openStreak;
     private final List<StreakRecord> streaks;
+    private final OptionalLong costsSinceAgoMillis;
 
     SharedKnowledge(long readAtMillis, long notBeforeMillis, long nextSlotMillis, long holdUntilMillis, String holdReason,
-                    long holds, long refusals, Learned learned, List<StreakRecord> streaks) {
+                    long holds, long refusals, Learned learned, OpenStreak openStreak, List<StreakRecord> streaks,
+                    OptionalLong costsSinceAgoMillis) {
+        this.openStreak = openStreak;
+        this.costsSinceAgoMillis = costsSinceAgoMillis;
         this.readAtMillis = readAtMillis;
         this.notBeforeMillis = notBeforeMillis;
         this.nextSlotMillis = nextSlotMillis;
@@ -76,26 +83,42 @@ public final class SharedKnowledge {
         return learned;
     }
 
+    /** The fleet's refusal streak in progress, or null when none is open. */
+    public OpenStreak openStreak() {
+        return openStreak;
+    }
+
+    /** How long ago the fleet's costs-since moment was; empty when it has none. */
+    public OptionalLong costsSinceAgoMillis() {
+        return costsSinceAgoMillis;
+    }
+
     /** Finished streaks, newest first, at most the capacity they were recorded with. */
     public List<StreakRecord> streaks() {
         return streaks;
     }
 
-    /** The ceiling, the rate the pace was refused at and its cycle, and how long ago they were learned. */
+    /**
+     * The ceiling (empty: none learned), the rate the pace was refused at (0: no pace), its cycle,
+     * how long ago its curve began, and how long ago all this was learned. Ages are by Redis's
+     * clock, so they are the same for every reader whatever its own clock says.
+     */
     public static final class Learned {
-        private final int ceiling;
+        private final OptionalInt ceiling;
         private final double refusedRate;
         private final long cycleMillis;
+        private final long epochAgoMillis;
         private final long ageMillis;
 
-        public Learned(int ceiling, double refusedRate, long cycleMillis, long ageMillis) {
+        Learned(OptionalInt ceiling, double refusedRate, long cycleMillis, long epochAgoMillis, long ageMillis) {
             this.ceiling = ceiling;
             this.refusedRate = refusedRate;
             this.cycleMillis = cycleMillis;
+            this.epochAgoMillis = epochAgoMillis;
             this.ageMillis = ageMillis;
         }
 
-        public int ceiling() {
+        public OptionalInt ceiling() {
             return ceiling;
         }
 
@@ -107,15 +130,55 @@ public final class SharedKnowledge {
             return cycleMillis;
         }
 
-        /** On Redis's clock, so it is the same for every reader whatever its own clock says. */
+        public long epochAgoMillis() {
+            return epochAgoMillis;
+        }
+
         public long ageMillis() {
             return ageMillis;
         }
 
         @Override
         public String toString() {
-            return "Learned[ceiling=" + ceiling + ", refusedRate=" + refusedRate + ", cycle=" + cycleMillis + " ms, "
-                    + ageMillis + " ms ago]";
+            return "Learned[ceiling=" + ceiling + ", refusedRate=" + refusedRate + ", cycle=" + cycleMillis + " ms, epoch "
+                    + epochAgoMillis + " ms ago, " + ageMillis + " ms ago]";
+        }
+    }
+
+    /** The fleet's streak in progress: begun {@code ageMillis} ago, with the first refusal's header. */
+    public static final class OpenStreak {
+        private final long ageMillis;
+        private final OptionalLong headerMillis;
+        private final long lastRefusedSentAgoMillis;
+        private final int refusals;
+        private final boolean whilePaced;
+
+        OpenStreak(long ageMillis, OptionalLong headerMillis, long lastRefusedSentAgoMillis, int refusals, boolean whilePaced) {
+            this.ageMillis = ageMillis;
+            this.headerMillis = headerMillis;
+            this.lastRefusedSentAgoMillis = lastRefusedSentAgoMillis;
+            this.refusals = refusals;
+            this.whilePaced = whilePaced;
+        }
+
+        public long ageMillis() {
+            return ageMillis;
+        }
+
+        public OptionalLong headerMillis() {
+            return headerMillis;
+        }
+
+        public long lastRefusedSentAgoMillis() {
+            return lastRefusedSentAgoMillis;
+        }
+
+        public int refusals() {
+            return refusals;
+        }
+
+        public boolean whilePaced() {
+            return whilePaced;
         }
     }
 

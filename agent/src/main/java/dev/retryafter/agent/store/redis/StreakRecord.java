@@ -6,6 +6,7 @@ import java.util.Locale;
  * One finished refusal streak as the fleet keeps it: what the first refusal's header said, when
  * the last refused request went out and when the one that got through went out, both counted from
  * the first refusal, and whether the host was paced then. Durations only, so no clock is in it.
+ * Equal records say the same of a streak; their age is left out, since it grows while one looks.
  */
 public final class StreakRecord {
 
@@ -16,15 +17,16 @@ public final class StreakRecord {
     private final boolean whilePaced;
     private final long ageMillis;
 
-    /** A streak whose first refusal said {@code headerMillis}. */
+    /** A streak whose first refusal, {@code ageMillis} ago, said {@code headerMillis}. */
     public static StreakRecord withHeader(long headerMillis, long lastRefusedMillis, long recoveredByMillis,
-                                            boolean whilePaced) {
-        return new StreakRecord(true, headerMillis, lastRefusedMillis, recoveredByMillis, whilePaced, 0);
+                                          boolean whilePaced, long ageMillis) {
+        return new StreakRecord(true, headerMillis, lastRefusedMillis, recoveredByMillis, whilePaced, ageMillis);
     }
 
-    /** A streak whose first refusal carried no usable header. */
-    public static StreakRecord withoutHeader(long lastRefusedMillis, long recoveredByMillis, boolean whilePaced) {
-        return new StreakRecord(false, 0, lastRefusedMillis, recoveredByMillis, whilePaced, 0);
+    /** A streak whose first refusal, {@code ageMillis} ago, carried no usable header. */
+    public static StreakRecord withoutHeader(long lastRefusedMillis, long recoveredByMillis, boolean whilePaced,
+                                             long ageMillis) {
+        return new StreakRecord(false, 0, lastRefusedMillis, recoveredByMillis, whilePaced, ageMillis);
     }
 
     private StreakRecord(boolean hadHeader, long headerMillis, long lastRefusedMillis, long recoveredByMillis,
@@ -58,18 +60,21 @@ public final class StreakRecord {
         return whilePaced;
     }
 
-    /** How long before the read it was recorded, by Redis's clock; 0 for one not yet recorded. */
+    /**
+     * How long ago its first refusal was: by Redis's clock when read from Redis, so the same for
+     * every JVM whatever its own clock says.
+     */
     public long ageMillis() {
         return ageMillis;
     }
 
-    /** {@code h=2000 last=150 by=2100 paced=1}, or {@code h=- ...} without a header. */
+    /** {@code h=2000 last=150 by=2100 paced=1}, or {@code h=- ...} without a header. The script puts the start first. */
     String encode() {
         return String.format(Locale.ROOT, "h=%s last=%d by=%d paced=%d", hadHeader ? Long.toString(headerMillis) : "-",
                 lastRefusedMillis, recoveredByMillis, whilePaced ? 1 : 0);
     }
 
-    /** As {@link #encode()} wrote it, after the moment the script put first; null if it is not one. */
+    /** As {@link #encode()} wrote it, after the start the script put first; null if it is not one. */
     static StreakRecord decode(String stored, long serverNow) {
         String[] parts = stored.split(" ");
         if (parts.length != 5) {

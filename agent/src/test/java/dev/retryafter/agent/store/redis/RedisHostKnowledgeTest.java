@@ -211,15 +211,17 @@ class RedisHostKnowledgeTest {
     void finishedStreaksAreKeptNewestFirstAndBounded() {
         RedisHostKnowledge store = store(Clock.system(), new RedisHostKnowledge.Options().timeoutMillis(2000).streakCapacity(5));
         for (int i = 0; i < 7; i++) {
-            assertTrue(store.recordStreak(HOST, StreakRecord.withHeader(1000 * i, 10 + i, 2000 + i, i % 2 == 0)));
+            assertTrue(store.recordStreak(HOST, StreakRecord.withHeader(1000 * i, 10 + i, 2000 + i, i % 2 == 0, 70_000 - 10_000 * i)));
         }
-        assertTrue(store.recordStreak(HOST, StreakRecord.withoutHeader(5, 6, false)));
+        assertTrue(store.recordStreak(HOST, StreakRecord.withoutHeader(5, 6, false, 0)));
+        assertTrue(store.recordStreak(HOST, StreakRecord.withHeader(6000, 16, 2006, true, 10_000)), "merged back twice: once");
         List<StreakRecord> streaks = store.read(HOST).orElseThrow(AssertionError::new).streaks();
         assertEquals(5, streaks.size(), "bounded: " + streaks);
-        assertEquals(StreakRecord.withoutHeader(5, 6, false), streaks.get(0));
-        assertEquals(StreakRecord.withHeader(6000, 16, 2006, true), streaks.get(1));
-        assertEquals(StreakRecord.withHeader(3000, 13, 2003, false), streaks.get(4));
-        assertTrue(streaks.get(4).ageMillis() >= 0 && streaks.get(4).ageMillis() < 60_000);
+        assertEquals(StreakRecord.withoutHeader(5, 6, false, 0), streaks.get(0));
+        assertEquals(StreakRecord.withHeader(6000, 16, 2006, true, 0), streaks.get(1));
+        assertEquals(StreakRecord.withHeader(3000, 13, 2003, false, 0), streaks.get(4));
+        long age = streaks.get(4).ageMillis();
+        assertTrue(age >= 40_000 && age < 45_000, "began 40 s ago by Redis's clock: " + age);
     }
 
     @Test
@@ -227,16 +229,23 @@ class RedisHostKnowledgeTest {
         RedisHostKnowledge fresh = store(offset(HOUR));
         RedisHostKnowledge stale = store(offset(-HOUR));
         assertNull(fresh.read(HOST).orElseThrow(AssertionError::new).learned(), "nothing learned yet");
-        wait(fresh.recordLearned(HOST, 18, 9.0, 4000, 0));
-        long kept = wait(stale.recordLearned(HOST, 40, 20.0, 8000, 30_000)); // old news, written last
+        wait(fresh.recordLearned(HOST, 0, OptionalInt.of(18), 9.0, 4000, 2000));
+        long kept = wait(stale.recordLearned(HOST, 30_000, OptionalInt.of(40), 20.0, 8000, 30_000)); // old news, written last
         assertTrue(kept < 30_000, "the fresher learning is kept: " + kept);
         SharedKnowledge.Learned learned = stale.read(HOST).orElseThrow(AssertionError::new).learned();
         assertNotNull(learned);
-        assertEquals(18, learned.ceiling());
+        assertEquals(OptionalInt.of(18), learned.ceiling());
         assertEquals(9.0, learned.refusedRate());
         assertEquals(4000, learned.cycleMillis());
-        wait(stale.recordLearned(HOST, 12, 6.0, 4000, 0));
-        assertEquals(12, fresh.read(HOST).orElseThrow(AssertionError::new).learned().ceiling(), "newer news wins");
+        assertTrue(learned.epochAgoMillis() >= 2000 && learned.epochAgoMillis() < 10_000, "epoch " + learned.epochAgoMillis());
+        wait(stale.recordLearned(HOST, 0, OptionalInt.of(12), 0, 0, 0));
+        SharedKnowledge.Learned newer = fresh.read(HOST).orElseThrow(AssertionError::new).learned();
+        assertEquals(OptionalInt.of(12), newer.ceiling(), "newer news wins");
+        assertEquals(9.0, newer.refusedRate(), "no pace given: the fleet's stands");
+    }
+
+    private static RedisHostKnowledge.FleetRefusal refusal(RedisHostKnowledge store, long sentAgo, OptionalLong header) {
+        return store.onRefusal(HOST, 60_000, sentAgo, header, false).orElseThrow(AssertionError::new);
     }
 
     @Test
@@ -250,15 +259,63 @@ class RedisHostKnowledgeTest {
             b.admitted(HOST, 60_000);
         }
         b.refresh(); // b's count travels with its next refresh
-        OptionalInt ceiling = a.onRefusal(HOST, 60_000);
-        assertEquals(OptionalInt.of(10), ceiling, "a's six and b's four");
-        assertEquals(OptionalInt.of(0), b.onRefusal(HOST, 60_000), "the streak's echo: nothing admitted since");
+        RedisHostKnowledge.FleetRefusal first = refusal(a, 0, OptionalLong.of(2000));
+        assertEquals(10, first.ceiling(), "a's six and b's four");
+        assertTrue(first.isFirstOfStreak());
+        RedisHostKnowledge.FleetRefusal echo = refusal(b, 0, OptionalLong.empty());
+        assertEquals(0, echo.ceiling(), "the streak's echo: nothing admitted since");
+        assertFalse(echo.isFirstOfStreak());
+        assertEquals(2, echo.streakRefusals(), "b's refusal counts into a's streak");
+        assertEquals(OptionalLong.of(2000), echo.streakHeaderMillis(), "with the header of the streak's first refusal");
         for (int i = 0; i < 3; i++) {
             b.admitted(HOST, 60_000);
         }
         wait(b.reserve(HOST, 0, 1000, 60_000)); // a booking carries the count too
-        assertEquals(OptionalInt.of(3), a.onRefusal(HOST, 60_000));
+        assertEquals(3, refusal(a, 0, OptionalLong.empty()).ceiling());
         assertEquals(3, a.read(HOST).orElseThrow(AssertionError::new).refusals());
+    }
+
+    @Test
+    void aSuccessSentAfterTheFleetsStreakBeganEndsItForEveryJvm() throws Exception {
+        RedisHostKnowledge a = store(offset(HOUR));
+        RedisHostKnowledge b = store(offset(-HOUR));
+        assertFalse(b.onAdmitted(HOST, 60_000, 0).orElseThrow(AssertionError::new).streakEnded(), "no streak: nothing to end");
+        refusal(a, 10, OptionalLong.of(3000));
+        Thread.sleep(30);
+        refusal(b, 5, OptionalLong.empty());
+        SharedKnowledge open = a.read(HOST).orElseThrow(AssertionError::new);
+        assertNotNull(open.openStreak());
+        assertEquals(2, open.openStreak().refusals());
+        b.refresh();
+        assertTrue(b.cached(HOST).isStreakOpen(), "b's cache knows a streak is open");
+        RedisHostKnowledge.Recovery early = b.onAdmitted(HOST, 60_000, 60_000).orElseThrow(AssertionError::new);
+        assertFalse(early.streakEnded(), "sent before the streak began: says nothing about recovery");
+        Thread.sleep(50);
+        RedisHostKnowledge.Recovery ended = a.onAdmitted(HOST, 60_000, 0).orElseThrow(AssertionError::new);
+        assertTrue(ended.streakEnded());
+        StreakRecord streak = ended.streak();
+        assertTrue(streak.hadHeader());
+        assertEquals(3000, streak.headerMillis(), "the first refusal's header, from a");
+        assertTrue(streak.lastRefusedMillis() >= 20 && streak.lastRefusedMillis() < 10_000, "b's refusal went out after a's: " + streak);
+        assertTrue(streak.recoveredByMillis() >= 80 && streak.recoveredByMillis() < 10_000, streak.toString());
+        SharedKnowledge after = b.read(HOST).orElseThrow(AssertionError::new);
+        assertNull(after.openStreak(), "closed for the fleet");
+        assertEquals(List.of(streak), after.streaks());
+        assertFalse(b.onAdmitted(HOST, 60_000, 0).orElseThrow(AssertionError::new).streakEnded(), "b's late success: already closed");
+    }
+
+    @Test
+    void theScheduleAndTheCostsMomentMergeLaterWins() {
+        RedisHostKnowledge store = store(Clock.system());
+        long ahead = wait(store.bookNextSlotAtLeast(HOST, 4000));
+        assertTrue(ahead > 3000 && ahead <= 4000);
+        assertTrue(wait(store.bookNextSlotAtLeast(HOST, 1000)) > 3000, "an earlier slot does not move it back");
+        long booked = wait(store.reserve(HOST, 100, 60_000, 2000));
+        assertTrue(booked > 3000 && booked <= 4000, "a booking waits for the merged slot: " + booked);
+        assertTrue(wait(store.forgetCostsBefore(HOST, 5000)) >= 5000);
+        long since = wait(store.forgetCostsBefore(HOST, 60_000));
+        assertTrue(since >= 5000 && since < 10_000, "an earlier moment does not replace the later: " + since);
+        assertTrue(store.read(HOST).orElseThrow(AssertionError::new).costsSinceAgoMillis().getAsLong() >= 5000);
     }
 
     @Test
@@ -267,7 +324,7 @@ class RedisHostKnowledgeTest {
         RedisHostKnowledge store = store(Clock.system(), new RedisHostKnowledge.Options().timeoutMillis(2000).ttlMillis(ttl));
         store.admitted(HOST, 2000);
         wait(store.reserve(HOST, 100, 1000, 2000));
-        assertTrue(store.recordStreak(HOST, StreakRecord.withHeader(0, 1, 2, false)));
+        assertTrue(store.recordStreak(HOST, StreakRecord.withHeader(0, 1, 2, false, 0)));
         wait(store.holdFor("held.example:80", TimeUnit.HOURS.toMillis(2), "long"));
         try (Jedis jedis = new Jedis("127.0.0.1", server.port())) {
             String hash = store.hashKey(HOST);
@@ -292,6 +349,7 @@ class RedisHostKnowledgeTest {
             long before = commandsProcessed(jedis);
             for (int i = 0; i < 1000; i++) {
                 assertTrue(a.cached(HOST).isQuietAt(System.currentTimeMillis()));
+                assertFalse(a.onAdmitted(HOST, 2000, 0).orElseThrow(AssertionError::new).streakEnded());
             }
             long after = commandsProcessed(jedis);
             assertEquals(1, after - before, "only the INFO of this test itself reached Redis");
