@@ -196,12 +196,14 @@ final class FleetScripts {
     /**
      * Moments only, for the cache, carrying the successes counted meanwhile. KEYS: hash, admitted.
      * ARGV: admitted, bucket, window. Returns {not-before, hold, next slot (each from now), refused
-     * rate, hold reason, streak open (1/0)}.
+     * rate, hold reason, streak open (1/0), cycle, epoch (ago), learned (ago), ceiling}; '' for none.
      */
     static final FleetScripts MOMENTS = new FleetScripts("moments", PRELUDE
             + "flush(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))\n"
-            + "local h = redis.call('HMGET', KEYS[1], 'nb', 'hold', 'next', 'rate', 'hold-reason', 'streak-start')\n"
-            + "return {n(h[1]) - now, n(h[2]) - now, n(h[3]) - now, h[4] or '', h[5] or '', h[6] and 1 or 0}\n");
+            + "local h = redis.call('HMGET', KEYS[1], 'nb', 'hold', 'next', 'rate', 'hold-reason', 'streak-start',"
+            + " 'cycle', 'epoch', 'learned-at', 'ceiling')\n"
+            + "return {n(h[1]) - now, n(h[2]) - now, n(h[3]) - now, h[4] or '', h[5] or '', h[6] and 1 or 0,"
+            + " h[7] or '', h[8] and d(now - n(h[8])) or '', h[9] and d(now - n(h[9])) or '', h[10] or ''}\n");
 
     /** Everything. KEYS: hash, streaks. Returns {now, the hash's fields and values, the streaks newest first}. */
     static final FleetScripts READ = new FleetScripts("read", PRELUDE

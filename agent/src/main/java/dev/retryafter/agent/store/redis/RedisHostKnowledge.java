@@ -173,7 +173,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
         long wait = Math.max(0, number(values.get(0)));
         Moments before = h.moments;
         h.moments = new Moments(now, now + Math.max(0, number(values.get(1))), now + Math.max(0, number(values.get(2))),
-                now + wait + intervalMillis, before.refusedRate, before.holdReason, before.streakOpen);
+                now + wait + intervalMillis, before.refusedRate, before.holdReason, before.streakOpen, before.learned);
         return OptionalLong.of(wait);
     }
 
@@ -479,7 +479,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
      * not-before, no hold, no booked slot ahead, no pace. Only then may a request skip the trip.
      */
     public static final class Moments {
-        static final Moments NOTHING_OWED = new Moments(0, 0, 0, 0, 0, "", false);
+        static final Moments NOTHING_OWED = new Moments(0, 0, 0, 0, 0, "", false, null);
 
         private final long refreshedAtMillis;
         private final long notBeforeMillis;
@@ -488,10 +488,12 @@ public final class RedisHostKnowledge implements AutoCloseable {
         private final double refusedRate;
         private final String holdReason;
         final boolean streakOpen;
+        private final LearnedPace learned;
 
         Moments(long refreshedAtMillis, long notBeforeMillis, long holdUntilMillis, long nextSlotMillis,
-                double refusedRate, String holdReason, boolean streakOpen) {
+                double refusedRate, String holdReason, boolean streakOpen, LearnedPace learned) {
             this.streakOpen = streakOpen;
+            this.learned = learned;
             this.refreshedAtMillis = refreshedAtMillis;
             this.notBeforeMillis = notBeforeMillis;
             this.holdUntilMillis = holdUntilMillis;
@@ -532,6 +534,11 @@ public final class RedisHostKnowledge implements AutoCloseable {
             return refusedRate;
         }
 
+        /** What the fleet last learned, as refreshed; null when it has learned nothing. */
+        public LearnedPace learned() {
+            return learned;
+        }
+
         /** Whether the fleet has a refusal streak open: only then may a success end one, at the cost of a trip. */
         public boolean isStreakOpen() {
             return streakOpen;
@@ -539,31 +546,75 @@ public final class RedisHostKnowledge implements AutoCloseable {
 
         Moments withNotBefore(long moment) {
             return new Moments(refreshedAtMillis, Math.max(notBeforeMillis, moment), holdUntilMillis, nextSlotMillis,
-                    refusedRate, holdReason, streakOpen);
+                    refusedRate, holdReason, streakOpen, learned);
         }
 
         Moments withHold(long moment, String reason) {
             boolean later = moment > holdUntilMillis;
             return new Moments(refreshedAtMillis, Math.max(notBeforeMillis, moment), Math.max(holdUntilMillis, moment),
-                    nextSlotMillis, refusedRate, later ? reason : holdReason, streakOpen);
+                    nextSlotMillis, refusedRate, later ? reason : holdReason, streakOpen, learned);
         }
 
         Moments withRefusedRate(double rate) {
-            return new Moments(refreshedAtMillis, notBeforeMillis, holdUntilMillis, nextSlotMillis, rate, holdReason, streakOpen);
+            return new Moments(refreshedAtMillis, notBeforeMillis, holdUntilMillis, nextSlotMillis, rate, holdReason, streakOpen, learned);
         }
 
         Moments withStreakOpen() {
-            return new Moments(refreshedAtMillis, notBeforeMillis, holdUntilMillis, nextSlotMillis, refusedRate, holdReason, true);
+            return new Moments(refreshedAtMillis, notBeforeMillis, holdUntilMillis, nextSlotMillis, refusedRate, holdReason, true, learned);
         }
 
         Moments withStreakClosed() {
-            return new Moments(refreshedAtMillis, notBeforeMillis, holdUntilMillis, nextSlotMillis, refusedRate, holdReason, false);
+            return new Moments(refreshedAtMillis, notBeforeMillis, holdUntilMillis, nextSlotMillis, refusedRate, holdReason, false, learned);
         }
 
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "Moments[at %d: notBefore %d, hold %d, next %d, refused rate %.3f/s]",
                     refreshedAtMillis, notBeforeMillis, holdUntilMillis, nextSlotMillis, refusedRate);
+        }
+    }
+
+    /**
+     * What the fleet learned, on this JVM's clock: the rate its pace was refused at (0: no pace), the
+     * curve's cycle and epoch, when it was learned, and the ceiling (empty: none).
+     */
+    public static final class LearnedPace {
+        private final double refusedRate;
+        private final long cycleMillis;
+        private final long epochMillis;
+        private final long learnedAtMillis;
+        private final OptionalInt ceiling;
+
+        LearnedPace(double refusedRate, long cycleMillis, long epochMillis, long learnedAtMillis, OptionalInt ceiling) {
+            this.refusedRate = refusedRate;
+            this.cycleMillis = cycleMillis;
+            this.epochMillis = epochMillis;
+            this.learnedAtMillis = learnedAtMillis;
+            this.ceiling = ceiling;
+        }
+
+        public boolean isPaced() {
+            return refusedRate > 0 && cycleMillis > 0;
+        }
+
+        public double refusedRate() {
+            return refusedRate;
+        }
+
+        public long cycleMillis() {
+            return cycleMillis;
+        }
+
+        public long epochMillis() {
+            return epochMillis;
+        }
+
+        public long learnedAtMillis() {
+            return learnedAtMillis;
+        }
+
+        public OptionalInt ceiling() {
+            return ceiling;
         }
     }
 
@@ -648,9 +699,19 @@ public final class RedisHostKnowledge implements AutoCloseable {
             List<?> values = (List<?>) replies.get(i);
             Host h = due.get(i);
             String rate = text(values.get(3));
+            String learnedAgo = text(values.get(8));
+            LearnedPace pace = null;
+            if (!learnedAgo.isEmpty()) {
+                String ceiling = text(values.get(9));
+                String epochAgo = text(values.get(7));
+                String cycle = text(values.get(6));
+                pace = new LearnedPace(rate.isEmpty() ? 0 : parseRate(rate), cycle.isEmpty() ? 0 : Long.parseLong(cycle),
+                        epochAgo.isEmpty() ? after : after - Long.parseLong(epochAgo), after - Long.parseLong(learnedAgo),
+                        ceiling.isEmpty() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(ceiling)));
+            }
             h.moments = new Moments(after, after + Math.max(0, number(values.get(0))), after + Math.max(0, number(values.get(1))),
                     after + Math.max(0, number(values.get(2))), rate.isEmpty() ? 0 : parseRate(rate), text(values.get(4)),
-                    number(values.get(5)) == 1);
+                    number(values.get(5)) == 1, pace);
         }
     }
 

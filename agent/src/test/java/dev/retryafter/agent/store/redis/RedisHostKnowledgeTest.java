@@ -363,6 +363,30 @@ class RedisHostKnowledgeTest {
         assertTrue(remaining > 3000 && remaining <= 5000, "b's not-before, on a's clock: " + remaining);
     }
 
+    @Test
+    void theFleetsPaceReachesTheCacheOnThisJvmsClock() {
+        RedisHostKnowledge.Options rare = new RedisHostKnowledge.Options().timeoutMillis(2000).refreshMillis(3_600_000);
+        RedisHostKnowledge a = store(offset(HOUR), rare);
+        RedisHostKnowledge b = store(offset(-HOUR), rare);
+        a.cached(HOST);
+        a.refresh();
+        assertNull(a.cached(HOST).learned(), "nothing learned yet");
+        wait(b.recordLearned(HOST, 1000, OptionalInt.of(20), 10.0, 4000, 3000));
+        a.refresh();
+        RedisHostKnowledge.LearnedPace pace = a.cached(HOST).learned();
+        assertNotNull(pace);
+        assertTrue(pace.isPaced());
+        assertEquals(10.0, pace.refusedRate());
+        assertEquals(4000, pace.cycleMillis());
+        assertEquals(OptionalInt.of(20), pace.ceiling());
+        long now = System.currentTimeMillis() + HOUR;
+        long epochAgo = now - pace.epochMillis();
+        long learnedAgo = now - pace.learnedAtMillis();
+        assertTrue(epochAgo >= 3000 && epochAgo < 4000, "the epoch, on a's clock: " + epochAgo);
+        assertTrue(learnedAgo >= 1000 && learnedAgo < 2000, "learned, on a's clock: " + learnedAgo);
+        assertFalse(a.cached(HOST).isQuietAt(now), "a paced host is not quiet");
+    }
+
     private static long commandsProcessed(Jedis jedis) {
         for (String line : jedis.info("stats").split("\r\n")) {
             if (line.startsWith("total_commands_processed:")) {
