@@ -11,7 +11,8 @@ import java.util.List;
 /**
  * The fleet store's operations, each one Lua script that Redis runs atomically. Every moment is
  * Redis's own ({@code TIME}, in milliseconds): a script takes durations from its caller and answers
- * with durations, so JVMs whose clocks disagree still share one schedule. Moments are stored as
+ * with durations, so JVMs whose clocks disagree still share one schedule. Every script's last
+ * argument names the clock: empty for Redis's own; a moment only for tests in virtual time. Moments are stored as
  * whole numbers of milliseconds written with {@code %d}: Lua's default number format would round
  * a 13-digit epoch to 14 significant digits at best.
  */
@@ -21,8 +22,13 @@ final class FleetScripts {
     static final String FORMAT_VERSION = "1";
 
     private static final String PRELUDE = ""
-            + "local t = redis.call('TIME')\n"
-            + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+            // The last argument names the clock: empty for Redis's own, the usual case; a moment for a
+            // caller that keeps virtual time (the store contract's tests).
+            + "local now\n"
+            + "if ARGV[#ARGV] ~= '' then now = tonumber(ARGV[#ARGV]) else\n"
+            + "  local t = redis.call('TIME')\n"
+            + "  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+            + "end\n"
             + "local function n(v) return tonumber(v) or 0 end\n"
             + "local function d(x) return string.format('%d', x) end\n"
             // Successes counted in all, and in buckets of server time, for the fleet's ceiling; old buckets

@@ -62,6 +62,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
     private final ConcurrentHashMap<String, Host> hosts = new ConcurrentHashMap<>();
     private final ScheduledExecutorService refresher;
     private volatile boolean momentsLoaded;
+    private final boolean timedByCaller;
 
     /** The options a fleet store is made with; the defaults suit a loopback or same-zone Redis. */
     public static final class Options {
@@ -69,6 +70,16 @@ public final class RedisHostKnowledge implements AutoCloseable {
         long ttlMillis = DEFAULT_TTL_MILLIS;
         long refreshMillis = DEFAULT_REFRESH_MILLIS;
         int streakCapacity = DEFAULT_STREAK_CAPACITY;
+        boolean timedByCaller;
+
+        /**
+         * For tests in virtual time only: the scripts take "now" from the store's clock (or the moment
+         * an operation names) instead of Redis's {@code TIME}. Everything else is as in production.
+         */
+        public Options timedByCaller() {
+            this.timedByCaller = true;
+            return this;
+        }
 
         public Options timeoutMillis(int millis) {
             if (millis < 1) {
@@ -104,6 +115,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
         this.clock = Objects.requireNonNull(clock);
         this.ttlMillis = options.ttlMillis;
         this.streakCapacity = options.streakCapacity;
+        this.timedByCaller = options.timedByCaller;
         this.link = new RedisLink(address, options.timeoutMillis, events);
         this.link.onRestored(() -> momentsLoaded = false); // a Redis restarted empty has no scripts either
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
@@ -159,21 +171,26 @@ public final class RedisHostKnowledge implements AutoCloseable {
      * Also carries this JVM's successes counted since the last trip, for the fleet's ceiling.
      */
     public OptionalLong reserve(String host, long intervalMillis, long maxWaitMillis, long windowMillis) {
+        return reserve(host, clock.millis(), intervalMillis, maxWaitMillis, windowMillis);
+    }
+
+    /** The same, asked at {@code now} on the caller's clock: the script's now when timed by the caller. */
+    public OptionalLong reserve(String host, long now, long intervalMillis, long maxWaitMillis, long windowMillis) {
         Host h = host(host);
         h.asked(clock.millis(), windowMillis);
         int pending = h.pendingAdmitted.getAndSet(0);
-        Object reply = run(h, FleetScripts.RESERVE, Arrays.asList(h.hash, h.admitted), pending,
+        Object reply = runAt(now, h, FleetScripts.RESERVE, Arrays.asList(h.hash, h.admitted), pending,
                 Long.toString(ttlMillis), Long.toString(Math.max(0, intervalMillis)), Long.toString(Math.max(0, maxWaitMillis)),
                 Integer.toString(pending), Long.toString(bucketMillis(windowMillis)), Long.toString(windowMillis));
         if (reply == null) {
             return OptionalLong.empty();
         }
         List<?> values = (List<?>) reply;
-        long now = clock.millis();
+        long base = timedByCaller ? now : clock.millis();
         long wait = Math.max(0, number(values.get(0)));
         Moments before = h.moments;
-        h.moments = new Moments(now, now + Math.max(0, number(values.get(1))), now + Math.max(0, number(values.get(2))),
-                now + wait + intervalMillis, before.refusedRate, before.holdReason, before.streakOpen, before.learned);
+        h.moments = new Moments(base, base + Math.max(0, number(values.get(1))), base + Math.max(0, number(values.get(2))),
+                base + wait + intervalMillis, before.refusedRate, before.holdReason, before.streakOpen, before.learned);
         return OptionalLong.of(wait);
     }
 
@@ -653,7 +670,14 @@ public final class RedisHostKnowledge implements AutoCloseable {
      * count for this trip: if it fails, they go back, so none is lost to a Redis that was down.
      */
     private Object run(Host h, FleetScripts script, List<String> keys, int pending, String... args) {
-        List<String> argList = Arrays.asList(args);
+        return runAt(clock.millis(), h, script, keys, pending, args);
+    }
+
+    /** {@code callerNow} is the script's now only when the store is timed by its caller: see {@link Options#timedByCaller}. */
+    private Object runAt(long callerNow, Host h, FleetScripts script, List<String> keys, int pending, String... args) {
+        List<String> argList = new ArrayList<>(args.length + 1);
+        argList.addAll(Arrays.asList(args));
+        argList.add(clockArgument(callerNow));
         Object reply = link.call(jedis -> script.run(jedis, keys, argList), null);
         if (reply == null && pending > 0) {
             h.pendingAdmitted.addAndGet(pending);
@@ -726,7 +750,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
             Host h = due.get(i);
             responses.add(pipeline.evalsha(FleetScripts.MOMENTS.sha(), Arrays.asList(h.hash, h.admitted),
                     Arrays.asList(Integer.toString(pending[i]), Long.toString(bucketMillis(h.windowMillis)),
-                            Long.toString(h.windowMillis))));
+                            Long.toString(h.windowMillis), clockArgument(clock.millis()))));
         }
         pipeline.sync();
         List<Object> replies = new ArrayList<>(due.size());
@@ -739,6 +763,10 @@ public final class RedisHostKnowledge implements AutoCloseable {
             return null;
         }
         return replies;
+    }
+
+    private String clockArgument(long callerNow) {
+        return timedByCaller ? Long.toString(callerNow) : "";
     }
 
     /** A bucket is a two-hundredth of the window, at least 100 ms: fine enough for the ceiling, few enough fields. */
