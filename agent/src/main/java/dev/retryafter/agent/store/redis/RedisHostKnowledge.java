@@ -257,12 +257,18 @@ public final class RedisHostKnowledge implements AutoCloseable {
      */
     public Optional<FleetRefusal> onRefusal(String host, long windowMillis, long sentAgoMillis, OptionalLong headerMillis,
                                             boolean whilePaced) {
+        return onRefusal(host, clock.millis(), windowMillis, sentAgoMillis, headerMillis, whilePaced);
+    }
+
+    /** The same, seen at {@code now} on the caller's clock: the script's now when timed by the caller. */
+    public Optional<FleetRefusal> onRefusal(String host, long now, long windowMillis, long sentAgoMillis,
+                                            OptionalLong headerMillis, boolean whilePaced) {
         Host h = host(host);
         h.asked(clock.millis(), windowMillis);
         int pending = h.pendingAdmitted.getAndSet(0);
-        Object reply = run(h, FleetScripts.REFUSAL, Arrays.asList(h.hash, h.admitted), pending,
+        Object reply = runAt(now, h, FleetScripts.REFUSAL, Arrays.asList(h.hash, h.admitted), pending,
                 Long.toString(ttlMillis), Integer.toString(pending), Long.toString(bucketMillis(windowMillis)),
-                Long.toString(windowMillis), Long.toString(Math.max(0, sentAgoMillis)),
+                Long.toString(windowMillis), Long.toString(sentAgoMillis),
                 headerMillis.isPresent() ? Long.toString(Math.max(0, headerMillis.getAsLong())) : "-", whilePaced ? "1" : "0");
         if (reply == null) {
             return Optional.empty();
@@ -283,12 +289,21 @@ public final class RedisHostKnowledge implements AutoCloseable {
      */
     public Optional<Recovery> onAdmitted(String host, long windowMillis, long sentAgoMillis) {
         admitted(host, windowMillis);
-        Host h = host(host);
-        if (!h.moments.streakOpen) {
+        if (!host(host).moments.streakOpen) {
             return Optional.of(Recovery.NONE);
         }
-        Object reply = run(h, FleetScripts.RECOVERY, Arrays.asList(h.hash, h.streaks), 0, Long.toString(ttlMillis),
-                Integer.toString(streakCapacity), Long.toString(Math.max(0, sentAgoMillis)));
+        return endStreak(host, clock.millis(), sentAgoMillis);
+    }
+
+    /**
+     * Ends the fleet's open streak if a request sent {@code sentAgoMillis} before {@code now} (on the
+     * caller's clock when timed by the caller) went out after it began; always a round trip.
+     * Empty when Redis is unavailable.
+     */
+    public Optional<Recovery> endStreak(String host, long now, long sentAgoMillis) {
+        Host h = host(host);
+        Object reply = runAt(now, h, FleetScripts.RECOVERY, Arrays.asList(h.hash, h.streaks), 0, Long.toString(ttlMillis),
+                Integer.toString(streakCapacity), Long.toString(sentAgoMillis));
         if (reply == null) {
             return Optional.empty();
         }
@@ -415,7 +430,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
         Host h = host(host);
         boolean paced = refusedRate > 0 && !Double.isInfinite(refusedRate) && cycleMillis > 0;
         Object reply = run(h, FleetScripts.LEARNED, Collections.singletonList(h.hash), 0, Long.toString(ttlMillis),
-                Long.toString(Math.max(0, learnedAgoMillis)), ceiling.isPresent() ? Integer.toString(ceiling.getAsInt()) : "",
+                Long.toString(learnedAgoMillis), ceiling.isPresent() ? Integer.toString(ceiling.getAsInt()) : "",
                 paced ? Double.toString(refusedRate) : "", Long.toString(Math.max(0, cycleMillis)), Long.toString(epochAgoMillis));
         if (reply == null) {
             return OptionalLong.empty();
@@ -424,6 +439,51 @@ public final class RedisHostKnowledge implements AutoCloseable {
             h.moments = h.moments.withRefusedRate(refusedRate);
         }
         return OptionalLong.of(Math.max(0, number(reply)));
+    }
+
+    /** The host's hash and streaks as stored, with Redis's now (or the caller's): for a caller that converts moments itself. */
+    static final class Raw {
+        final long serverNow;
+        final java.util.Map<String, String> fields;
+        final List<String> streaks;
+
+        Raw(long serverNow, java.util.Map<String, String> fields, List<String> streaks) {
+            this.serverNow = serverNow;
+            this.fields = fields;
+            this.streaks = streaks;
+        }
+
+        /** A moment field's offset from the read's now, or empty when the field is not set. */
+        OptionalLong offset(String field) {
+            String value = fields.get(field);
+            if (value == null) {
+                return OptionalLong.empty();
+            }
+            try {
+                return OptionalLong.of(Long.parseLong(value) - serverNow);
+            } catch (NumberFormatException e) {
+                return OptionalLong.empty();
+            }
+        }
+    }
+
+    Optional<Raw> readRaw(String host) {
+        Host h = host(host);
+        Object reply = run(h, FleetScripts.READ, Arrays.asList(h.hash, h.streaks), 0);
+        if (reply == null) {
+            return Optional.empty();
+        }
+        List<?> parts = (List<?>) reply;
+        List<?> flat = (List<?>) parts.get(1);
+        java.util.Map<String, String> fields = new java.util.HashMap<>();
+        for (int i = 0; i + 1 < flat.size(); i += 2) {
+            fields.put(text(flat.get(i)), text(flat.get(i + 1)));
+        }
+        List<String> streaks = new ArrayList<>();
+        for (Object stored : (List<?>) parts.get(2)) {
+            streaks.add(text(stored));
+        }
+        return Optional.of(new Raw(Long.parseLong(text(parts.get(0))), fields, streaks));
     }
 
     /** Everything the fleet knows of {@code host}; empty when Redis is unavailable. */

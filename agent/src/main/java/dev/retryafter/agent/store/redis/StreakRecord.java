@@ -87,8 +87,7 @@ public final class StreakRecord {
             long by = Long.parseLong(value(parts[3], "by"));
             boolean paced = "1".equals(value(parts[4], "paced"));
             boolean hadHeader = !"-".equals(header);
-            return new StreakRecord(hadHeader, hadHeader ? Long.parseLong(header) : 0, last, by, paced,
-                    Math.max(0, serverNow - at));
+            return new StreakRecord(hadHeader, hadHeader ? Long.parseLong(header) : 0, last, by, paced, serverNow - at);
         } catch (IllegalArgumentException e) {
             return null; // a record this version cannot read is left out, not a failure
         }

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * a loud banner, except in CI ({@code CI=true}), where they fail: a CI run that skips them has not
  * tested the fleet store.
  */
-final class RedisServer implements AutoCloseable {
+public final class RedisServer implements AutoCloseable {
 
     private static final java.util.concurrent.atomic.AtomicBoolean BANNER_SHOWN = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -42,7 +42,7 @@ final class RedisServer implements AutoCloseable {
     }
 
     /** A server on a free port, started; skipped or failed as the class comment says when there is none. */
-    static RedisServer start() throws IOException, InterruptedException {
+    public static RedisServer start() throws IOException, InterruptedException {
         return start(null);
     }
 
@@ -56,7 +56,7 @@ final class RedisServer implements AutoCloseable {
         return port;
     }
 
-    RedisAddress address() {
+    public RedisAddress address() {
         return RedisAddress.parse("redis://127.0.0.1:" + port);
     }
 
