@@ -52,7 +52,7 @@ public final class RedisServer implements AutoCloseable {
         return server;
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
@@ -61,7 +61,7 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /** Starts the server again on the same port, empty: what a restarted Redis without persistence is. */
-    void startAgain() throws IOException, InterruptedException {
+    public void startAgain() throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(executable);
         command.add("--port");
@@ -94,7 +94,7 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /** SIGKILL: no goodbye to the clients, as when a host dies. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(10, TimeUnit.SECONDS);
     }
