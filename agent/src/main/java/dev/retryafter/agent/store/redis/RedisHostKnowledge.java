@@ -176,6 +176,15 @@ public final class RedisHostKnowledge implements AutoCloseable {
 
     /** The same, asked at {@code now} on the caller's clock: the script's now when timed by the caller. */
     public OptionalLong reserve(String host, long now, long intervalMillis, long maxWaitMillis, long windowMillis) {
+        try {
+            return reserveUnguarded(host, now, intervalMillis, maxWaitMillis, windowMillis);
+        } catch (RuntimeException e) {
+            AgentLog.failure("reading the fleet store's answer to reserve", e); // a reply this version cannot read
+            return OptionalLong.empty();
+        }
+    }
+
+    private OptionalLong reserveUnguarded(String host, long now, long intervalMillis, long maxWaitMillis, long windowMillis) {
         Host h = host(host);
         h.asked(clock.millis(), windowMillis);
         int pending = h.pendingAdmitted.getAndSet(0);
@@ -219,6 +228,15 @@ public final class RedisHostKnowledge implements AutoCloseable {
     }
 
     private OptionalLong later(String host, String field, long offsetMillis) {
+        try {
+            return laterUnguarded(host, field, offsetMillis);
+        } catch (RuntimeException e) {
+            AgentLog.failure("reading the fleet store's answer to later", e); // a reply this version cannot read
+            return OptionalLong.empty();
+        }
+    }
+
+    private OptionalLong laterUnguarded(String host, String field, long offsetMillis) {
         Host h = host(host);
         Object reply = run(h, FleetScripts.LATER, Collections.singletonList(h.hash), 0,
                 Long.toString(ttlMillis), field, Long.toString(offsetMillis));
@@ -230,6 +248,15 @@ public final class RedisHostKnowledge implements AutoCloseable {
      * request goes before it ends. Returns how far off the fleet's hold ends; empty when unavailable.
      */
     public OptionalLong holdFor(String host, long millis, String reason) {
+        try {
+            return holdForUnguarded(host, millis, reason);
+        } catch (RuntimeException e) {
+            AgentLog.failure("reading the fleet store's answer to holdFor", e); // a reply this version cannot read
+            return OptionalLong.empty();
+        }
+    }
+
+    private OptionalLong holdForUnguarded(String host, long millis, String reason) {
         Host h = host(host);
         Object reply = run(h, FleetScripts.HOLD, Collections.singletonList(h.hash), 0,
                 Long.toString(ttlMillis), Long.toString(Math.max(0, millis)), reason == null ? "" : reason);
@@ -262,6 +289,16 @@ public final class RedisHostKnowledge implements AutoCloseable {
 
     /** The same, seen at {@code now} on the caller's clock: the script's now when timed by the caller. */
     public Optional<FleetRefusal> onRefusal(String host, long now, long windowMillis, long sentAgoMillis,
+                                            OptionalLong headerMillis, boolean whilePaced) {
+        try {
+            return onRefusalUnguarded(host, now, windowMillis, sentAgoMillis, headerMillis, whilePaced);
+        } catch (RuntimeException e) {
+            AgentLog.failure("reading the fleet store's answer to onRefusal", e); // a reply this version cannot read
+            return Optional.<FleetRefusal>empty();
+        }
+    }
+
+    private Optional<FleetRefusal> onRefusalUnguarded(String host, long now, long windowMillis, long sentAgoMillis,
                                             OptionalLong headerMillis, boolean whilePaced) {
         Host h = host(host);
         h.asked(clock.millis(), windowMillis);
@@ -301,6 +338,15 @@ public final class RedisHostKnowledge implements AutoCloseable {
      * Empty when Redis is unavailable.
      */
     public Optional<Recovery> endStreak(String host, long now, long sentAgoMillis) {
+        try {
+            return endStreakUnguarded(host, now, sentAgoMillis);
+        } catch (RuntimeException e) {
+            AgentLog.failure("reading the fleet store's answer to endStreak", e); // a reply this version cannot read
+            return Optional.<Recovery>empty();
+        }
+    }
+
+    private Optional<Recovery> endStreakUnguarded(String host, long now, long sentAgoMillis) {
         Host h = host(host);
         Object reply = runAt(now, h, FleetScripts.RECOVERY, Arrays.asList(h.hash, h.streaks), 0, Long.toString(ttlMillis),
                 Integer.toString(streakCapacity), Long.toString(sentAgoMillis));
@@ -427,6 +473,16 @@ public final class RedisHostKnowledge implements AutoCloseable {
      */
     public OptionalLong recordLearned(String host, long learnedAgoMillis, OptionalInt ceiling, double refusedRate,
                                       long cycleMillis, long epochAgoMillis) {
+        try {
+            return recordLearnedUnguarded(host, learnedAgoMillis, ceiling, refusedRate, cycleMillis, epochAgoMillis);
+        } catch (RuntimeException e) {
+            AgentLog.failure("reading the fleet store's answer to recordLearned", e); // a reply this version cannot read
+            return OptionalLong.empty();
+        }
+    }
+
+    private OptionalLong recordLearnedUnguarded(String host, long learnedAgoMillis, OptionalInt ceiling, double refusedRate,
+                                      long cycleMillis, long epochAgoMillis) {
         Host h = host(host);
         boolean paced = refusedRate > 0 && !Double.isInfinite(refusedRate) && cycleMillis > 0;
         Object reply = run(h, FleetScripts.LEARNED, Collections.singletonList(h.hash), 0, Long.toString(ttlMillis),
@@ -468,6 +524,15 @@ public final class RedisHostKnowledge implements AutoCloseable {
     }
 
     Optional<Raw> readRaw(String host) {
+        try {
+            return readRawUnguarded(host);
+        } catch (RuntimeException e) {
+            AgentLog.failure("reading the fleet store's answer to readRaw", e); // a reply this version cannot read
+            return Optional.<Raw>empty();
+        }
+    }
+
+    private Optional<Raw> readRawUnguarded(String host) {
         Host h = host(host);
         Object reply = run(h, FleetScripts.READ, Arrays.asList(h.hash, h.streaks), 0);
         if (reply == null) {
@@ -488,6 +553,15 @@ public final class RedisHostKnowledge implements AutoCloseable {
 
     /** Everything the fleet knows of {@code host}; empty when Redis is unavailable. */
     public Optional<SharedKnowledge> read(String host) {
+        try {
+            return readUnguarded(host);
+        } catch (RuntimeException e) {
+            AgentLog.failure("reading the fleet store's answer to read", e); // a reply this version cannot read
+            return Optional.<SharedKnowledge>empty();
+        }
+    }
+
+    private Optional<SharedKnowledge> readUnguarded(String host) {
         Host h = host(host);
         Object reply = run(h, FleetScripts.READ, Arrays.asList(h.hash, h.streaks), 0);
         if (reply == null) {
