@@ -5,6 +5,7 @@ import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
 import dev.retryafter.demo.portal.PortalStats;
+import dev.retryafter.it.harness.ChildJvm;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.ScraperRun;
 import org.junit.jupiter.api.AfterAll;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -33,7 +35,7 @@ class FleetTest {
 
     static final int LIMIT = 20;
     static final long WINDOW = 2_000;
-    static final int RECORDS_PER_JVM = 200;
+    static final int RECORDS_PER_JVM = 100;
     private static final AtomicInteger FLEETS = new AtomicInteger();
     private static RedisServer redis;
 
@@ -97,7 +99,8 @@ class FleetTest {
                 long start = System.nanoTime();
                 List<Future<ScraperRun>> futures = new ArrayList<>();
                 for (int i = 0; i < jvms; i++) {
-                    futures.add(pool.submit(() -> ScraperRun.run(Jdk.JAVA_17, policy, "jdk", portal.baseUrl(), RECORDS_PER_JVM)));
+                    futures.add(pool.submit(() -> ScraperRun.run(new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofMinutes(8)), policy, "jdk",
+                            portal.baseUrl(), RECORDS_PER_JVM)));
                 }
                 List<ScraperRun> runs = new ArrayList<>();
                 for (Future<ScraperRun> future : futures) {
