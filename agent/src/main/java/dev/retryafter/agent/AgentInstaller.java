@@ -2,6 +2,8 @@ package dev.retryafter.agent;
 
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.config.AgentConfig;
+import dev.retryafter.agent.engine.Clock;
+import dev.retryafter.agent.engine.FileKnowledgeStore;
 import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.CallDepth;
@@ -11,7 +13,11 @@ import dev.retryafter.agent.report.ExitReport;
 import org.slf4j.Logger;
 
 import java.lang.instrument.Instrumentation;
+import java.nio.file.Paths;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /** Builds the engine, connects it to the hooks, instruments the clients, and arranges the exit report. */
 final class AgentInstaller {
@@ -22,7 +28,13 @@ final class AgentInstaller {
     /** All or nothing: if any step fails, what was installed is taken out again, and the failure thrown. */
     static void install(AgentConfig config, Instrumentation instrumentation) throws Exception {
         Logger log = AgentLog.logger();
-        RetryEngine engine = RetryEngine.builder().policies(config.policies()).listener(new DecisionLog(log)).build();
+        Clock clock = Clock.system();
+        RetryEngine.Builder builder = RetryEngine.builder().clock(clock).policies(config.policies()).listener(new DecisionLog(log));
+        FileKnowledgeStore state = openState(config.stateFile(), clock, log);
+        if (state != null) {
+            builder.knowledge(state);
+        }
+        RetryEngine engine = builder.build();
         CallDepth depth = new CallDepth();
         AgentHooks.install(new HookDispatcher(engine, depth));
         try {
@@ -31,9 +43,54 @@ final class AgentInstaller {
             AgentHooks.install(null); // any class already changed calls into hooks that now say "run the original"
             throw e;
         }
-        Thread report = new Thread(() -> report(engine, config, log), "retry-after-agent-report");
+        Thread report = new Thread(() -> {
+            if (state != null) {
+                save(state, log); // first: the report is the one that may be slow
+            }
+            report(engine, config, log);
+        }, "retry-after-agent-report");
         Runtime.getRuntime().addShutdownHook(report);
+        if (state != null) {
+            ScheduledExecutorService saver = Executors.newSingleThreadScheduledExecutor(task -> {
+                Thread thread = new Thread(task, "retry-after-agent-state");
+                thread.setDaemon(true);
+                return thread;
+            });
+            long interval = config.stateFile().intervalMillis();
+            saver.scheduleWithFixedDelay(() -> save(state, log), interval, interval, TimeUnit.MILLISECONDS);
+        }
         log.info("on; policies from {}: {}", config.source(), config.policies());
+    }
+
+    /** The state file, read; null when none is configured or it cannot be opened at all (then learning starts afresh). */
+    private static FileKnowledgeStore openState(AgentConfig.StateFile settings, Clock clock, Logger log) {
+        if (settings.path() == null) {
+            return null;
+        }
+        try {
+            FileKnowledgeStore state = FileKnowledgeStore.open(Paths.get(settings.path()), clock, settings.maxAgeMillis(), log::warn);
+            log.info("learned state from {}: {} hosts", state.file(), state.snapshot().size());
+            return state;
+        } catch (Throwable t) {
+            log.warn("state file " + settings.path() + " cannot be used (" + t + "); starting cold, and not writing it");
+            return null;
+        }
+    }
+
+    private static volatile String lastSaveFailure;
+
+    /** Writes the state file; a failure is logged (once while it repeats) and never reaches the application. */
+    private static void save(FileKnowledgeStore state, Logger log) {
+        try {
+            state.save();
+            lastSaveFailure = null;
+        } catch (Throwable t) {
+            String failure = String.valueOf(t);
+            if (!failure.equals(lastSaveFailure)) {
+                log.warn("could not write the state file " + state.file() + ": " + failure);
+            }
+            lastSaveFailure = failure;
+        }
     }
 
     private static void report(RetryEngine engine, AgentConfig config, Logger log) {

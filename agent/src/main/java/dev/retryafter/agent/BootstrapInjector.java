@@ -1,11 +1,17 @@
 package dev.retryafter.agent;
 
+import dev.retryafter.agent.instrument.JavaVersion;
+
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.ProtectionDomain;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -21,7 +27,9 @@ import java.util.jar.JarOutputStream;
  * <p>Defined directly, through the JDK's internal {@code Unsafe}, rather than by appending a jar to
  * the bootstrap search path: that turns class-data sharing off for the application's classes and
  * slows its start-up. Byte Buddy's own Unsafe injector reaches for {@code sun.misc.Unsafe}, which
- * Java 24 and later warn about. The jar is the fallback, should a JDK close the direct way.
+ * Java 24 and later warn about. On Java 8, which has neither modules nor {@code jdk.internal.misc},
+ * {@code sun.misc.Unsafe.defineClass} does the same. The jar is the fallback, should a JDK close the
+ * direct way.
  */
 final class BootstrapInjector {
 
@@ -49,7 +57,37 @@ final class BootstrapInjector {
         }
     }
 
-    private static void defineDirectly(Instrumentation instrumentation, Map<String, byte[]> classes) throws ReflectiveOperationException {
+    private static void defineDirectly(Instrumentation instrumentation, Map<String, byte[]> classes)
+            throws ReflectiveOperationException {
+        if (JavaVersion.feature() < 9) {
+            defineWithSunMiscUnsafe(classes);
+        } else {
+            defineWithInternalUnsafe(instrumentation, classes);
+        }
+    }
+
+    /**
+     * Java 8 has no modules and no {@code jdk.internal.misc}; its {@code sun.misc.Unsafe} still has
+     * {@code defineClass} (removed in 11), and nothing there warns about it.
+     */
+    private static void defineWithSunMiscUnsafe(Map<String, byte[]> classes) throws ReflectiveOperationException {
+        Class<?> unsafeType = Class.forName("sun.misc.Unsafe");
+        Field theUnsafe = unsafeType.getDeclaredField("theUnsafe");
+        theUnsafe.setAccessible(true);
+        Object unsafe = theUnsafe.get(null);
+        Method defineClass = unsafeType.getMethod("defineClass",
+                String.class, byte[].class, int.class, int.class, ClassLoader.class, ProtectionDomain.class);
+        for (Map.Entry<String, byte[]> type : classes.entrySet()) {
+            defineClass.invoke(unsafe, type.getKey(), type.getValue(), 0, type.getValue().length, null, null);
+        }
+    }
+
+    /**
+     * Java 9 and later: {@code jdk.internal.misc} is exported to the {@link BootstrapDefiner}'s module
+     * alone. Named reflectively, as the agent is built for Java 8, which has no {@code Module}.
+     */
+    private static void defineWithInternalUnsafe(Instrumentation instrumentation, Map<String, byte[]> classes)
+            throws ReflectiveOperationException {
         String definerName = BootstrapDefiner.class.getName();
         byte[] definerBytes = bytes(definerName);
         ClassLoader isolated = new ClassLoader(null) {
@@ -62,9 +100,13 @@ final class BootstrapInjector {
             }
         };
         Class<?> definer = Class.forName(definerName, true, isolated);
-        Module javaBase = Object.class.getModule();
-        instrumentation.redefineModule(javaBase, Collections.emptySet(),
-                Collections.singletonMap("jdk.internal.misc", Set.of(definer.getModule())),
+        Method getModule = Class.class.getMethod("getModule");
+        Object javaBase = getModule.invoke(Object.class);
+        Class<?> moduleType = Class.forName("java.lang.Module");
+        Method redefineModule = Instrumentation.class.getMethod("redefineModule",
+                moduleType, Set.class, Map.class, Map.class, Set.class, Map.class);
+        redefineModule.invoke(instrumentation, javaBase, Collections.emptySet(),
+                Collections.singletonMap("jdk.internal.misc", Collections.singleton(getModule.invoke(definer))),
                 Collections.emptyMap(), Collections.emptySet(), Collections.emptyMap());
         definer.getMethod("define", Map.class).invoke(null, classes);
     }
@@ -88,7 +130,12 @@ final class BootstrapInjector {
             if (in == null) {
                 throw new IllegalStateException("the agent jar has no " + resource);
             }
-            return in.readAllBytes();
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            byte[] buffer = new byte[8192];
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                bytes.write(buffer, 0, n);
+            }
+            return bytes.toByteArray();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -5,40 +5,36 @@ import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.BlockingRetryLoop;
 import dev.retryafter.agent.instrument.CallDepth;
+import dev.retryafter.agent.instrument.JdkClientHooks;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
-import dev.retryafter.agent.instrument.jdk.JdkSend;
-import dev.retryafter.agent.instrument.jdk.JdkSendAsync;
 
 import java.io.IOException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse.BodyHandler;
-import java.net.http.HttpResponse.PushPromiseHandler;
 
-/** The agent's side of {@link AgentHooks}: casts back to the types the hooks could not name, and routes. */
+/**
+ * The agent's side of {@link AgentHooks}: casts back to the types the hooks could not name, and routes;
+ * {@code java.net.http} through {@link JdkClientHooks}, which only Java 11 and later load.
+ */
 final class HookDispatcher implements AgentHooks.Dispatcher {
 
-    private final JdkSend send;
-    private final JdkSendAsync sendAsync;
+    /** Null before Java 11: no java.net.http there, and nothing of it is loaded. */
+    private final JdkClientHooks jdk;
     private final BlockingRetryLoop loop;
     private final CallDepth depth;
 
     HookDispatcher(RetryEngine engine, CallDepth depth) {
-        this.send = new JdkSend(engine, depth);
-        this.sendAsync = new JdkSendAsync(engine, depth);
+        this.jdk = JdkClientHooks.create(engine, depth);
         this.loop = new BlockingRetryLoop(engine, depth);
         this.depth = depth;
     }
 
     @Override
     public Object jdkSend(Object client, Object request, Object bodyHandler) throws IOException, InterruptedException {
-        return send.send((HttpClient) client, (HttpRequest) request, (BodyHandler<?>) bodyHandler);
+        return jdk == null ? null : jdk.send(client, request, bodyHandler);
     }
 
     @Override
     public Object jdkSendAsync(Object client, Object request, Object bodyHandler, Object pushPromiseHandler) {
-        return sendAsync.sendAsync((HttpClient) client, (HttpRequest) request, (BodyHandler<?>) bodyHandler,
-                (PushPromiseHandler<?>) pushPromiseHandler);
+        return jdk == null ? null : jdk.sendAsync(client, request, bodyHandler, pushPromiseHandler);
     }
 
     @Override

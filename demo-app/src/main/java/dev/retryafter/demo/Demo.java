@@ -14,7 +14,7 @@ import java.util.concurrent.Future;
  * <pre>
  * mvn -B -q package -DskipTests &amp;&amp; mvn -B -q -pl demo-app exec:java -Dexec.mainClass=dev.retryafter.demo.Demo
  * </pre>
- * Options: {@code --client jdk|jdk-async|apache5|apache4 --records 40 --threads 2 --agent-only}.
+ * Options: {@code --client jdk|jdk-async|apache5|apache4 --records 40 --threads 2 --java 8|11|17|21|25|PATH --agent-only}.
  */
 public final class Demo {
 

@@ -6,6 +6,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /** Where the demo finds the agent, the policies and the scraper, and how it scrapes. */
 public final class DemoOptions {
@@ -20,7 +24,48 @@ public final class DemoOptions {
     int threads = 2;
     boolean withoutAgentToo = true;
 
-    /** {@code --client jdk --records 40 --threads 2 --agent PATH --policies PATH --java PATH --agent-only}. */
+    /**
+     * {@code --client jdk --records 40 --threads 2 --agent PATH --policies PATH --java PATH|8|11|17|21|25 --agent-only}.
+     * {@code --java} with a number finds that Java as the build does: {@code .ci/install-jdks}' cache for 8, 11 and 21.
+     */
+    /**
+     * The {@code java} of a feature release: this JVM's if it is that release; else where
+     * {@code .ci/install-jdks} puts 8, 11 and 21 ({@code $RETRY_AFTER_JDKS}, or
+     * {@code ~/.cache/retry-after-agent/jdks}); else a JDK of the machine's in {@code /usr/lib/jvm}.
+     */
+    public static Path javaOfRelease(int feature) {
+        if (Runtime.version().feature() == feature) {
+            return Paths.get(System.getProperty("java.home"), "bin", "java");
+        }
+        String cache = System.getenv("RETRY_AFTER_JDKS");
+        List<Path> homes = new ArrayList<>();
+        homes.add(cache != null ? Paths.get(cache, "openjdk-" + feature, "home")
+                : Paths.get(System.getProperty("user.home"), ".cache", "retry-after-agent", "jdks", "openjdk-" + feature, "home"));
+        homes.add(Paths.get("/usr/lib/jvm", "temurin-" + feature + "-jdk-amd64"));
+        homes.add(Paths.get("/usr/lib/jvm", "java-" + feature + "-openjdk-amd64"));
+        for (Path home : homes) {
+            Path java = home.resolve("bin").resolve("java");
+            if (Files.isExecutable(java)) {
+                return java;
+            }
+        }
+        throw new IllegalArgumentException("no Java " + feature + " in " + homes + ": run .ci/install-jdks, or pass --java PATH");
+    }
+
+    /**
+     * The environment the scraper's JVM needs: a JDK that {@code .ci/install-jdks} gave a glibc of its
+     * own names its folder in {@code <home>/ld-library-path}, for that JVM alone.
+     */
+    Map<String, String> javaEnvironment() throws IOException {
+        Path home = java.toAbsolutePath().getParent().getParent();
+        Path file = home.resolve("ld-library-path");
+        Map<String, String> environment = new HashMap<>();
+        if (Files.isRegularFile(file)) {
+            environment.put("LD_LIBRARY_PATH", new String(Files.readAllBytes(file), StandardCharsets.UTF_8).trim());
+        }
+        return environment;
+    }
+
     static DemoOptions parse(String[] args) throws IOException {
         DemoOptions options = new DemoOptions();
         for (int i = 0; i < args.length; i++) {
@@ -50,7 +95,7 @@ public final class DemoOptions {
                     options.policies = Paths.get(value);
                     break;
                 case "--java":
-                    options.java = Paths.get(value);
+                    options.java = value.matches("\\d+") ? javaOfRelease(Integer.parseInt(value)) : Paths.get(value);
                     break;
                 default:
                     throw new IllegalArgumentException("unknown option " + name);
@@ -69,6 +114,12 @@ public final class DemoOptions {
         options.client = client;
         options.withoutAgentToo = false;
         return options.resolved();
+    }
+
+    /** The scraper's JVM. */
+    public DemoOptions java(Path java) {
+        this.java = java;
+        return this;
     }
 
     public DemoOptions records(int records) {

@@ -53,7 +53,9 @@ public final class DemoRun {
             command.addAll(List.of("-cp", options.classpath, "dev.retryafter.demo.scraper.LegacyScraper",
                     "--client", options.client, "--url", portal.baseUrl(), "--records", Integer.toString(options.records),
                     "--threads", Integer.toString(options.threads), "--timeout", "10"));
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+            builder.environment().putAll(options.javaEnvironment());
+            Process process = builder.start();
             if (!process.waitFor(5, TimeUnit.MINUTES)) {
                 process.destroyForcibly();
                 throw new IOException(name + " did not finish; see " + log);

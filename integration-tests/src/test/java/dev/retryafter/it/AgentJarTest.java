@@ -19,6 +19,50 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class AgentJarTest {
 
+    /**
+     * Java 8 bytecode but for what governs java.net.http (Java 11, loaded only there) and Byte Buddy's
+     * multi-release classes; the entry class Java 7's, so an older JVM gets a line, not an error that
+     * ends it (javac 20 and later no longer write Java 7: then 8).
+     */
+    @Test
+    void everyClassLoadsOnJava8ButJavaNetHttpsAndTheEntryOnJava7() throws Exception {
+        List<String> tooNew = new ArrayList<>();
+        int javaNetHttp = 0;
+        try (JarFile jar = new JarFile(ChildJvm.agentJar().toFile())) {
+            for (JarEntry entry : java.util.Collections.list(jar.entries())) {
+                String name = entry.getName();
+                if (!name.endsWith(".class") || name.startsWith("META-INF/versions/")) {
+                    continue;
+                }
+                int major = majorVersion(jar, entry);
+                if (name.startsWith("dev/retryafter/agent/instrument/jdk/")) {
+                    javaNetHttp++;
+                    if (major != 55) {
+                        tooNew.add(name + " (" + major + ", not Java 11's 55)");
+                    }
+                } else if (name.equals("dev/retryafter/agent/AgentEntry.class")) {
+                    if (major > 52) {
+                        tooNew.add(name + " (" + major + ")");
+                    }
+                } else if (major > 52) {
+                    tooNew.add(name + " (" + major + ")");
+                }
+            }
+            assertTrue(javaNetHttp > 0, "the java.net.http classes are in the jar, so this could fail");
+            assertEquals(List.of(), tooNew, "classes a Java 8 JVM could not load outside instrument/jdk");
+            int entryMajor = majorVersion(jar, jar.getJarEntry("dev/retryafter/agent/AgentEntry.class"));
+            assertTrue(entryMajor == 51 || Runtime.version().feature() >= 20, "the entry class is Java 7's: " + entryMajor);
+        }
+    }
+
+    private static int majorVersion(JarFile jar, JarEntry entry) throws java.io.IOException {
+        try (java.io.DataInputStream in = new java.io.DataInputStream(jar.getInputStream(entry))) {
+            in.readInt(); // magic
+            in.readUnsignedShort(); // minor
+            return in.readUnsignedShort();
+        }
+    }
+
     @Test
     void everyClassIsUnderTheAgentsOwnPackage() throws Exception {
         List<String> outside = new ArrayList<>();
@@ -40,8 +84,8 @@ class AgentJarTest {
             assertTrue(jar.getEntry("META-INF/services/org.slf4j.spi.SLF4JServiceProvider") == null,
                     "no slf4j provider an application's slf4j would find");
             Manifest manifest = jar.getManifest();
-            assertEquals("dev.retryafter.agent.RetryAfterAgent", manifest.getMainAttributes().getValue("Premain-Class"));
-            assertEquals("dev.retryafter.agent.RetryAfterAgent", manifest.getMainAttributes().getValue("Agent-Class"));
+            assertEquals("dev.retryafter.agent.AgentEntry", manifest.getMainAttributes().getValue("Premain-Class"));
+            assertEquals("dev.retryafter.agent.AgentEntry", manifest.getMainAttributes().getValue("Agent-Class"));
             assertEquals("true", manifest.getMainAttributes().getValue("Can-Retransform-Classes"));
         }
     }

@@ -22,8 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Execution(ExecutionMode.CONCURRENT)
 class ApplicationDependenciesTest {
 
+    /** Not on Java 8: the application's logback 1.5 needs Java 11. */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Jdk.class)
+    @EnumSource(value = Jdk.class, mode = EnumSource.Mode.EXCLUDE, names = "JAVA_8")
     void anApplicationKeepsItsOwnLoggingAndByteBuddy(Jdk jdk) throws Exception {
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 1, 500))) {
             Path policy = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");

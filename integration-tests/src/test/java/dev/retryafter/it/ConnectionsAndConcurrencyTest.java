@@ -4,6 +4,7 @@ import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
 import dev.retryafter.demo.portal.PortalStats;
+import dev.retryafter.it.harness.Inconclusive;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.ScraperRun;
 import org.junit.jupiter.api.parallel.Execution;
@@ -28,7 +29,7 @@ class ConnectionsAndConcurrencyTest {
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 1_000))) {
             ScraperRun run = ScraperRun.run(Jdk.JAVA_17, POLICY, client, portal.baseUrl(), 16,
                     "--pool", "1", "--threads", "3", "--timeout", "5");
-            assertTrue(portal.stats().refusals > 0, "the portal refused, so this test could fail");
+            Inconclusive.unlessRefused(portal.stats().refusals, () -> portal.stats() + "\n" + run); // so this test could fail
             assertEquals(16, run.fetched, () -> "no request timed out waiting for the pool\n" + run);
             assertEquals(0, run.failed, () -> run.toString());
         }
@@ -36,7 +37,7 @@ class ConnectionsAndConcurrencyTest {
 
 
     @ParameterizedTest(name = "{1} on {0}")
-    @MethodSource("dev.retryafter.it.harness.Clients#onBothJdks")
+    @MethodSource("dev.retryafter.it.harness.Clients#onEveryJdk")
     void thePerHostConcurrencyCapHoldsAtTheServer(Jdk jdk, String client) throws Exception {
         int cap = 2;
         // A slow portal that never refuses: eight threads would have eight requests in flight.

@@ -7,7 +7,9 @@ import dev.retryafter.demo.Demo;
 import dev.retryafter.demo.DemoOptions;
 import dev.retryafter.demo.DemoRun;
 import dev.retryafter.it.harness.ChildJvm;
+import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.TestClasspath;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -36,7 +38,19 @@ class DemoTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"jdk", "jdk-async", "apache5", "apache4"})
     void withTheAgentEveryPortalYieldsAllItsRecords(String client) throws Exception {
-        List<DemoRun.Row> rows = Demo.run(options(client).withoutAgentToo(client.equals("jdk")));
+        assertEveryPortalYieldsAllItsRecords(client, options(client).withoutAgentToo(client.equals("jdk")));
+    }
+
+    /** {@code --java 8}: the legacy scraper as the oldest JVMs run it, Apache 4 on Java 8. */
+    @Test
+    void onJava8WithApache4EveryPortalYieldsAllItsRecords() throws Exception {
+        Jdk.JAVA_8.javaOrSkip();
+        // As `--java 8` finds it.
+        assertEveryPortalYieldsAllItsRecords("apache4", options("apache4", "demo-apache4-java8").java(DemoOptions.javaOfRelease(8)));
+    }
+
+    private static void assertEveryPortalYieldsAllItsRecords(String client, DemoOptions options) throws Exception {
+        List<DemoRun.Row> rows = Demo.run(options);
         assertAll(rows.stream().filter(row -> row.withAgent).map(row -> () -> {
             String name = row.behaviour.label() + " with " + client + " (see " + row.log + ")";
             assertEquals(row.scraper.records, row.scraper.fetched, name + ": every record");
@@ -67,9 +81,13 @@ class DemoTest {
     }
 
     private static DemoOptions options(String client) throws Exception {
+        return options(client, "demo-" + client);
+    }
+
+    private static DemoOptions options(String client, String workDir) throws Exception {
         String classpath = String.join(File.pathSeparator, TestClasspath.entries(TestClasspath.SCRAPER));
         // Half the demo's records: every portal still refuses, in fewer seconds.
-        return DemoOptions.of(ChildJvm.agentJar(), POLICIES, classpath, ChildJvm.workDir().resolve("demo-" + client), client)
+        return DemoOptions.of(ChildJvm.agentJar(), POLICIES, classpath, ChildJvm.workDir().resolve(workDir), client)
                 .records(30);
     }
 }

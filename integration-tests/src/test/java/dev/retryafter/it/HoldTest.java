@@ -24,7 +24,7 @@ class HoldTest {
 
 
     @ParameterizedTest(name = "{1} on {0}")
-    @MethodSource("dev.retryafter.it.harness.Clients#onBothJdks")
+    @MethodSource("dev.retryafter.it.harness.Clients#onEveryJdk")
     void aConfirmedWaitBeyondMaxSleepHoldsTheHost(Jdk jdk, String client) throws Exception {
         // Two requests per 30 s, and a truthful header: the third request is told to wait ~30 s.
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.TRUTHFUL, 2, 30_000))) {
@@ -40,7 +40,10 @@ class HoldTest {
             assertEquals(2 + 2, portal.stats().requests, "held requests never reach the network");
             assertEquals(1, (long) host.number("holds"));
             assertEquals(3, (long) host.number("heldRequests"));
-            assertTrue(run.elapsedMillis < 10_000, () -> "no 30 s sleep: " + run.elapsedMillis);
+            // No 30 s sleep, counted by the agent rather than timed: at a load average of 70 on two cores
+            // these six requests took 27 s of wall time with no sleep at all.
+            assertTrue(host.number("longestSleepMillis") <= 3_500, () -> "no sleep past max-sleep: " + host);
+            assertTrue(host.number("sleptMillis") < 30_000, () -> "no 30 s sleep: " + host);
         }
     }
 }

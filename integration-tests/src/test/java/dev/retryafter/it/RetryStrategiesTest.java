@@ -5,6 +5,7 @@ import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
 import dev.retryafter.demo.portal.PortalStats;
 import dev.retryafter.demo.AgentReport;
+import dev.retryafter.it.harness.Inconclusive;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.ScraperRun;
 import org.junit.jupiter.api.parallel.Execution;
@@ -31,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RetryStrategiesTest {
 
     static Stream<Arguments> strategiesAndLies() {
-        return Jdk.all().stream().flatMap(jdk -> Stream.of(
+        // The strategies are Apache's, the same on every JVM: the oldest, the build's and the newest.
+        return Jdk.spread().stream().flatMap(jdk -> Stream.of(
                 Arguments.of(jdk, "apache4-literal", Behaviour.ALWAYS_ZERO),
                 Arguments.of(jdk, "apache4-literal", Behaviour.CONSTANT_OVERSTATED),
                 Arguments.of(jdk, "apache5-default", Behaviour.ALWAYS_ZERO),
@@ -47,12 +49,13 @@ class RetryStrategiesTest {
             AgentReport.Host host = run.report().host("127.0.0.1:" + portal.port());
 
             assertEquals(20, run.fetched, () -> "every record arrives\n" + run);
-            assertTrue(stats.refusals > 0, "the portal refused, so this test could fail: " + stats);
+            Inconclusive.unlessRefused(stats.refusals, () -> stats + "\n" + run); // so this test could fail
             assertTrue(stats.shortestGapAfterAnyRefusalMillis >= MIN_SLEEP, () -> stats + "\n" + run);
             assertTrue(stats.longestGapBetweenOwnRequestsMillis <= MAX_SLEEP + LyingHeadersTest.SLACK,
                     () -> "never waited past max-sleep, as the portal saw it: " + stats + "\n" + run);
             assertTrue(host.number("refusals") > 0, () -> host.toString());
-            assertTrue(run.elapsedMillis < 30_000, () -> "no stall: " + run.elapsedMillis + " ms");
+            assertTrue(host.number("longestSleepMillis") <= MAX_SLEEP, () -> "the agent never slept past max-sleep: " + host);
+            assertTrue(run.elapsedMillis < 120_000, () -> "no hour's stall: " + run.elapsedMillis + " ms");
         }
     }
 

@@ -4,12 +4,14 @@ import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
 import dev.retryafter.it.harness.ChildJvm;
+import dev.retryafter.it.harness.Clients;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.ScraperRun;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.regex.Pattern;
 
@@ -18,7 +20,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The agent switched off, or handed a broken policy file, leaves the application exactly as it was. */
+/**
+ * The agent switched off, or handed a broken policy file, leaves the application exactly as it was.
+ * The start-up paths (a broken file, a missing one) on every JDK; the switches on three.
+ */
 @Execution(ExecutionMode.CONCURRENT)
 class ToggleAndFailureTest {
 
@@ -33,7 +38,7 @@ class ToggleAndFailureTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Jdk.class)
+    @MethodSource("dev.retryafter.it.harness.Jdk#spread") // configuration, the same on every JVM
     void enabledFalseLeavesApache5sOwnRetriesAsTheyWere(Jdk jdk) throws Exception {
         long withoutAgent;
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 10, 60_000))) {
@@ -50,15 +55,15 @@ class ToggleAndFailureTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Jdk.class)
+    @MethodSource("dev.retryafter.it.harness.Jdk#spread") // configuration, the same on every JVM
     void enabledFalseBehavesLikeNoAgent(Jdk jdk) throws Exception {
         ScraperRun without;
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
-            without = ScraperRun.run(jdk, null, "jdk", portal.baseUrl(), RECORDS);
+            without = ScraperRun.run(jdk, null, Clients.plainOn(jdk), portal.baseUrl(), RECORDS);
             assertUnchanged(without, portal);
         }
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
-            ScraperRun off = ScraperRun.run(jdk, POLICY + "enabled = false\n", "jdk", portal.baseUrl(), RECORDS);
+            ScraperRun off = ScraperRun.run(jdk, POLICY + "enabled = false\n", Clients.plainOn(jdk), portal.baseUrl(), RECORDS);
             assertUnchanged(off, portal);
             assertEquals(without.fetched, off.fetched);
             assertEquals(without.refused, off.refused);
@@ -67,11 +72,11 @@ class ToggleAndFailureTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Jdk.class)
+    @MethodSource("dev.retryafter.it.harness.Jdk#spread") // configuration, the same on every JVM
     void theEnvironmentSwitchesItOffWhateverTheFileSays(Jdk jdk) throws Exception {
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
             ChildJvm jvm = new ChildJvm(jdk).env("RETRY_AFTER_AGENT_ENABLED", "false");
-            ScraperRun off = ScraperRun.run(jvm, POLICY + "enabled = true\n", "jdk", portal.baseUrl(), RECORDS);
+            ScraperRun off = ScraperRun.run(jvm, POLICY + "enabled = true\n", Clients.plainOn(jdk), portal.baseUrl(), RECORDS);
             assertUnchanged(off, portal);
         }
     }
@@ -83,7 +88,7 @@ class ToggleAndFailureTest {
                 + "default.min-sleep = 300ms\n"
                 + "default.max-sleeep = 3s\n";
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
-            ScraperRun run = ScraperRun.run(jdk, broken, "jdk", portal.baseUrl(), RECORDS);
+            ScraperRun run = ScraperRun.run(jdk, broken, Clients.plainOn(jdk), portal.baseUrl(), RECORDS);
             assertUnchanged(run, portal);
             assertTrue(Pattern.compile("policies-\\d+\\.properties:3: default\\.max-sleeep: unknown key; did you mean default\\.max-sleep\\?")
                     .matcher(run.jvm.stderr).find(), () -> "the error names file, line and key\n" + run);

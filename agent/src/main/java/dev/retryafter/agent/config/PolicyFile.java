@@ -18,6 +18,7 @@ import java.util.Map;
  * <pre>
  * enabled = true
  * report = /var/log/scraper/retry-after.json
+ * state-file = /var/lib/scraper/retry-after.state   # what was learned, kept across runs
  * default.max-sleep = 300s                  # any setting, for every host
  * policy.king.hosts = data.kingcounty.gov, 127.0.0.1:8081, *.piercecountywa.gov
  * policy.king.max-concurrency = 2           # any setting, for the hosts of that policy
@@ -28,6 +29,9 @@ public final class PolicyFile {
 
     static final String ENABLED = "enabled";
     static final String REPORT = "report";
+    static final String STATE_FILE = "state-file";
+    static final String STATE_INTERVAL = "state-interval";
+    static final String STATE_MAX_AGE = "state-max-age";
     private static final String DEFAULT_PREFIX = "default.";
     private static final String POLICY_PREFIX = "policy.";
     private static final String HOSTS = "hosts";
@@ -117,6 +121,9 @@ public final class PolicyFile {
 
         boolean enabled = true;
         String report = null;
+        String stateFile = null;
+        long stateInterval = AgentConfig.DEFAULT_STATE_INTERVAL_MILLIS;
+        long stateMaxAge = AgentConfig.DEFAULT_STATE_MAX_AGE_MILLIS;
         Policy.Builder defaults = Policy.builder();
         Map<String, Line> defaultLines = new LinkedHashMap<>();
         Map<String, Map<String, Line>> policyLines = new LinkedHashMap<>();
@@ -128,6 +135,12 @@ public final class PolicyFile {
                 enabled = read(line, () -> Values.bool(line.value));
             } else if (key.equals(REPORT)) {
                 report = line.value.isEmpty() ? null : line.value;
+            } else if (key.equals(STATE_FILE)) {
+                stateFile = line.value.isEmpty() ? null : line.value;
+            } else if (key.equals(STATE_INTERVAL)) {
+                stateInterval = read(line, () -> positiveDuration(line.value));
+            } else if (key.equals(STATE_MAX_AGE)) {
+                stateMaxAge = read(line, () -> positiveDuration(line.value));
             } else if (StoreSettings.KEYS.contains(key)) {
                 storeLines.put(key, line);
             } else if (key.equals(DEFAULT_PREFIX + StoreSettings.SHARE)) {
@@ -170,7 +183,7 @@ public final class PolicyFile {
             entries.add(new Policies.Entry(hostPatterns(hosts), buildPolicy(builder, lines, defaultLines, source), shared));
         }
         return new AgentConfig(enabled, report, new Policies(entries, defaultPolicy, defaultShared), source,
-                StoreSettings.read(storeLines, environment));
+                new AgentConfig.StateFile(stateFile, stateInterval, stateMaxAge), StoreSettings.read(storeLines, environment));
     }
 
     private static Policy buildPolicy(Policy.Builder builder, Map<String, Line> lines, Map<String, Line> defaultLines,
@@ -231,11 +244,23 @@ public final class PolicyFile {
         }
     }
 
+    /** A duration that is more than zero: an interval or an age of nothing is a mistake. */
+    private static long positiveDuration(String text) {
+        long millis = Values.durationMillis(text);
+        if (millis <= 0) {
+            throw new IllegalArgumentException("'" + text + "' must be more than zero");
+        }
+        return millis;
+    }
+
     /** "; did you mean policy.king.max-concurrency?" when a known key is close. */
     static String suggestion(String key) {
         List<String> known = new ArrayList<>();
         known.add(ENABLED);
         known.add(REPORT);
+        known.add(STATE_FILE);
+        known.add(STATE_INTERVAL);
+        known.add(STATE_MAX_AGE);
         String policyPrefix = DEFAULT_PREFIX;
         if (key.startsWith(POLICY_PREFIX) && key.indexOf('.', POLICY_PREFIX.length()) > 0) {
             policyPrefix = key.substring(0, key.indexOf('.', POLICY_PREFIX.length()) + 1);

@@ -30,7 +30,7 @@ final class AdaptivePace {
     static final int CYCLES_PER_REFUSAL_COST = 20;
 
     /** Past the plateau the curve is stopped at this many cycles: about six times the refused rate. */
-    private static final double MAX_PROBE = 3;
+    static final double MAX_PROBE = 3;
 
     private final double headroom;
     private final long windowMillis;
@@ -47,6 +47,27 @@ final class AdaptivePace {
             restart(policy.startRatePerSecond(), now, 0);
             epochMillis = now - cycleMillis;
         }
+    }
+
+    /** The curve {@code schedule} describes, under {@code policy}'s headroom and window; none if null. */
+    AdaptivePace(Policy policy, PaceSchedule schedule) {
+        this.headroom = policy.headroom();
+        this.windowMillis = policy.windowMillis();
+        if (schedule != null) {
+            refusedRate = schedule.refusedRatePerSecond();
+            epochMillis = schedule.epochMillis();
+            cycleMillis = schedule.cycleMillis();
+        }
+    }
+
+    /** Where the curve stands, as a value; null while nothing is known. */
+    PaceSchedule schedule() {
+        return refusedRate > 0 ? new PaceSchedule(refusedRate, epochMillis, cycleMillis) : null;
+    }
+
+    /** Requests per second at {@code now} on {@code schedule}; 0 for none, which means "do not pace". */
+    static double rate(PaceSchedule schedule, double headroom, long now) {
+        return schedule == null ? 0 : schedule.rate(now, headroom);
     }
 
     /**
@@ -80,8 +101,7 @@ final class AdaptivePace {
         if (refusedRate <= 0) {
             return 0;
         }
-        double x = Math.min((now - epochMillis) / (double) cycleMillis - 1, MAX_PROBE);
-        return refusedRate * (1 + (1 - headroom) * x * x * x);
+        return PaceSchedule.rateAt(refusedRate, epochMillis, cycleMillis, headroom, now);
     }
 
     private void restart(double rate, long now, long refusalCostMillis) {

@@ -16,31 +16,46 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * </pre>
  * A call belongs to one request; the asynchronous path hands it from stage to stage, never to two
  * threads at once. Only {@link #abandon()} may come from another thread.
+ *
+ * <p>Both paths run one turn algorithm ({@link TurnStep}): take a permit, then wait / go / held
+ * until it says go. A call binds to its host's state when it takes the permit, in one step with the
+ * store's check that the state is still live, so no call ever uses a state the store has dropped.
  */
 public final class Call {
 
     private static final AtomicIntegerFieldUpdater<Call> PERMIT =
             AtomicIntegerFieldUpdater.newUpdater(Call.class, "permitHeld");
-    private static final CompletableFuture<Void> NO_WAIT = CompletableFuture.completedFuture(null);
+    private static final AtomicIntegerFieldUpdater<Call> PHASE =
+            AtomicIntegerFieldUpdater.newUpdater(Call.class, "phase");
+
+    /** Between attempts, or before the first. */
+    private static final int IDLE = 0;
+    /** Waiting for a permit or for its moment to go. */
+    private static final int WAITING = 1;
+    /** Sent: the attempt's permit is the exchange's to give back. */
+    private static final int SENT = 2;
+    /** Abandoned: no later turn goes. Final. */
+    private static final int ABANDONED = 3;
 
     private final RetryEngine engine;
-    private final HostState host;
+    private final String hostName;
+    private final int port;
     private final boolean replayable;
+    private volatile HostState host;
     private int attempt;
     private long sentAt;
     private Decision lastDecision;
 
     /** 1 while this call holds one of the host's permits; released exactly once, by whoever gets here first. */
     private volatile int permitHeld;
-    private volatile boolean abandoned;
-    /** Sent and not yet answered: its permit is the exchange's to give back. */
-    private volatile boolean inFlight;
+    private volatile int phase = IDLE;
     private volatile CompletableFuture<Void> pendingPermit;
     private volatile CompletableFuture<Void> pendingDelay;
 
-    Call(RetryEngine engine, HostState host, boolean replayable) {
+    Call(RetryEngine engine, String hostName, int port, boolean replayable) {
         this.engine = engine;
-        this.host = host;
+        this.hostName = hostName;
+        this.port = port;
         this.replayable = replayable;
     }
 
@@ -48,96 +63,122 @@ public final class Call {
      * Blocks until this attempt may be sent: a permit under the host's concurrency cap, then its
      * place in the pace, after any wait a refusal imposed. Fails fast while the host is held.
      * An interrupt ends the wait at once; the interrupt flag stays set and InterruptedException is thrown.
+     * A call abandoned from another thread throws {@link CancellationException}.
      */
     public void awaitTurn() throws HostHeldException, InterruptedException {
         attempt++;
-        failIfHeld();
+        startWaiting();
+        failIfHeld(host());
+        CompletableFuture<Void> permit = acquirePermit();
+        HostState state = host;
         try {
-            host.permits().acquireBlocking();
-            permitHeld = 1;
-            for (long wait = host.reserveSlot(engine.now()); wait > 0; wait = host.rebookIfRefusedSince(engine.now())) {
+            state.permits().await(permit);
+            onPermitGranted();
+            for (boolean booked = false; ; booked = true) {
+                TurnStep step = TurnStep.next(state, booked, engine.now());
+                if (step.kind == TurnStep.Kind.GO) {
+                    break;
+                }
+                if (step.kind == TurnStep.Kind.HELD) {
+                    engine.listener.onHeldRequest(state, step.held);
+                    throw step.held;
+                }
                 long start = engine.now();
                 try {
-                    engine.sleeper.sleep(wait);
+                    engine.sleeper.sleep(step.waitMillis);
                 } finally {
-                    host.onWaited(wait, engine.now() - start);
+                    state.onWaited(step.waitMillis, engine.now() - start);
                 }
-                failIfHeld(); // a hold that began while this caller waited is not waited out
+                failIfAbandoned();
             }
-            failIfHeld();
+            markSent();
         } catch (InterruptedException e) {
             releasePermit();
             Thread.currentThread().interrupt();
             throw e;
-        } catch (HostHeldException e) {
+        } catch (HostHeldException | RuntimeException | Error e) {
             releasePermit();
             throw e;
         }
-        markSent();
     }
 
     /**
      * The same turn as {@link #awaitTurn()}, without a thread waiting: the future completes when
-     * the attempt may be sent, or fails with {@link HostHeldException}. Every way out but going
-     * (held, abandoned, the agent failing) gives the permit back.
+     * the attempt may be sent, or fails with {@link HostHeldException}, or with
+     * {@link CancellationException} once {@link #abandon()} was called. It never completes normally
+     * unless this call holds a permit. Every way out but going gives the permit back.
      */
     public CompletableFuture<Void> turn() {
         attempt++;
-        HostHeldException held = host.heldException(engine.now());
-        if (held != null) {
-            engine.listener.onHeldRequest(host, held);
-            return CompletableFuture.failedFuture(held);
-        }
-        CompletableFuture<Void> permit = host.permits().acquire();
-        pendingPermit = permit;
-        return permit.thenCompose(granted -> {
-            permitHeld = 1;
-            failIfAbandoned();
-            return waitAsync(host.reserveSlot(engine.now()));
-        }).thenRun(() -> {
-            failIfAbandoned();
-            HostHeldException heldNow = host.heldException(engine.now());
-            if (heldNow != null) {
-                throw new CompletionException(heldNow);
+        try {
+            startWaiting();
+            failIfHeld(host());
+            CompletableFuture<Void> permit = acquirePermit();
+            pendingPermit = permit;
+            if (phase == ABANDONED) {
+                permit.cancel(false); // abandon() may have looked before pendingPermit was set
             }
-            markSent();
-        }).whenComplete((went, failure) -> {
-            if (failure != null) {
-                releasePermit();
-                HostHeldException heldNow = heldIn(failure);
-                if (heldNow != null) {
-                    engine.listener.onHeldRequest(host, heldNow);
+            HostState state = host;
+            return permit.thenCompose(granted -> {
+                onPermitGranted();
+                return steps(state, false);
+            }).whenComplete((went, failure) -> {
+                if (failure != null) {
+                    releasePermit();
+                    HostHeldException held = heldIn(failure);
+                    if (held != null) {
+                        engine.listener.onHeldRequest(state, held);
+                    }
                 }
-            }
-        });
+            });
+        } catch (HostHeldException | RuntimeException e) {
+            releasePermit();
+            return Futures.failed(e);
+        }
     }
 
-    /** Waits {@code wait}, then again if a refusal came in meanwhile, without a thread asleep. */
-    private CompletableFuture<Void> waitAsync(long wait) {
-        if (wait <= 0) {
-            return NO_WAIT;
+    /** Drives the turn from here on: each wait is a delay, with no thread asleep. */
+    private CompletableFuture<Void> steps(HostState state, boolean booked) {
+        TurnStep step = TurnStep.next(state, booked, engine.now());
+        switch (step.kind) {
+            case GO:
+                markSent();
+                return Futures.DONE;
+            case HELD:
+                return Futures.failed(step.held);
+            default:
+                long start = engine.now();
+                CompletableFuture<Void> delay = engine.delays.after(step.waitMillis);
+                pendingDelay = delay;
+                if (phase == ABANDONED) {
+                    delay.cancel(false);
+                }
+                return delay.thenCompose(done -> {
+                    state.onWaited(step.waitMillis, engine.now() - start);
+                    failIfAbandoned();
+                    return steps(state, true);
+                });
         }
-        long start = engine.now();
-        CompletableFuture<Void> delay = engine.delays.after(wait);
-        pendingDelay = delay;
-        return delay.thenCompose(done -> {
-            host.onWaited(wait, engine.now() - start);
-            failIfAbandoned();
-            HostHeldException held = host.heldException(engine.now());
-            if (held != null) {
-                throw new CompletionException(held); // a hold that began meanwhile is not waited out
-            }
-            return waitAsync(host.rebookIfRefusedSince(engine.now()));
-        });
     }
 
     /**
      * Gives up a turn in progress (the application cancelled, or completed the future itself): leaves
-     * the queue and cancels the wait. An attempt already sent keeps its permit until its exchange
-     * ends: the request is still in flight at the host.
+     * the queue and cancels the wait; no later turn of this call goes. An attempt already sent keeps
+     * its permit until its exchange ends: the request is still in flight at the host.
      */
     public void abandon() {
-        abandoned = true;
+        for (;;) {
+            int now = phase;
+            if (now == ABANDONED) {
+                return;
+            }
+            if (PHASE.compareAndSet(this, now, ABANDONED)) {
+                if (now == SENT) {
+                    return; // endAttempt gives the permit back
+                }
+                break;
+            }
+        }
         CompletableFuture<Void> permit = pendingPermit;
         if (permit != null) {
             permit.cancel(false);
@@ -146,9 +187,7 @@ public final class Call {
         if (delay != null) {
             delay.cancel(false);
         }
-        if (!inFlight) {
-            releasePermit();
-        }
+        releasePermit();
     }
 
     /**
@@ -156,21 +195,26 @@ public final class Call {
      * is read. Returns true when the engine will retry: the caller discards this response.
      */
     public boolean onResponse(int status, String retryAfter) {
+        HostState state = host();
         long now = engine.now();
         lastDecision = null;
-        if (!host.policy().isRefusal(status)) {
+        if (!state.policy().isRefusal(status)) {
             // A 5xx that is not a refusal is a failure, not a sign of the limit; anything under 500 was let through.
             if (status < 500) {
-                CharacterisationChange change = host.onAdmitted(now, sentAt);
+                CharacterisationChange change = state.onAdmitted(now, sentAt);
                 if (change != null) {
-                    engine.listener.onRecharacterised(host, change);
+                    engine.listener.onRecharacterised(state, change);
                 }
             }
             return false;
         }
         RetryAfter header = RetryAfterParser.parse(retryAfter, now);
-        Decision decision = host.onRefusal(now, sentAt, status, header, attempt, replayable, engine.random.getAsDouble());
-        engine.listener.onRefusal(host, decision);
+        HostState.Refused refused = state.onRefusal(now, sentAt, status, header, attempt, replayable, engine.random.getAsDouble());
+        Decision decision = refused.decision;
+        engine.listener.onRefusal(state, decision);
+        if (refused.learned != null) {
+            engine.listener.onLearned(state, refused.learned);
+        }
         // Recorded only once told: a listener that throws makes the caller hand this response back,
         // and retryRequested() must then agree with it.
         lastDecision = decision;
@@ -179,7 +223,8 @@ public final class Call {
 
     /** The attempt is over (answered or failed): its permit goes back. Safe to call twice. */
     public void endAttempt() {
-        inFlight = false;
+        PHASE.compareAndSet(this, SENT, IDLE);
+        PHASE.compareAndSet(this, WAITING, IDLE); // a turn that failed or was never taken
         releasePermit();
     }
 
@@ -193,27 +238,71 @@ public final class Call {
         return lastDecision;
     }
 
+    /**
+     * The host's state: the one this call's permit came from, or before the first turn, the one the
+     * store holds now. Its {@link HostState#key()} names the host in messages.
+     */
     public HostState host() {
-        return host;
+        HostState bound = host;
+        return bound != null ? bound : engine.stateOf(hostName, port);
     }
 
-    private void failIfHeld() throws HostHeldException {
-        HostHeldException held = host.heldException(engine.now());
+    /** "host:port", the key the engine tracks this call's host under. */
+    public String hostKey() {
+        return RetryEngine.key(hostName, port);
+    }
+
+    private void startWaiting() {
+        for (;;) {
+            int now = phase;
+            if (now == ABANDONED) {
+                throw new CancellationException("the call was abandoned");
+            }
+            if (PHASE.compareAndSet(this, now, WAITING)) {
+                return;
+            }
+        }
+    }
+
+    /** A permit from the live state of this call's host; a state the store retired meanwhile gives none, so look again. */
+    private CompletableFuture<Void> acquirePermit() {
+        for (;;) {
+            HostState state = engine.stateOf(hostName, port);
+            CompletableFuture<Void> permit = state.permits().acquire();
+            if (permit != null) {
+                state.touch(engine.now());
+                host = state;
+                return permit;
+            }
+        }
+    }
+
+    /** The permit is this call's now, unless abandon() got there first: then it goes straight back. */
+    private void onPermitGranted() {
+        permitHeld = 1;
+        failIfAbandoned();
+    }
+
+    private void failIfHeld(HostState state) throws HostHeldException {
+        HostHeldException held = state.heldException(engine.now());
         if (held != null) {
-            engine.listener.onHeldRequest(host, held);
+            engine.listener.onHeldRequest(state, held);
             throw held;
         }
     }
 
+    /** Goes, unless abandoned: an abandoned turn gave its permit back and must not complete normally. */
     private void markSent() {
-        inFlight = true;
+        if (!PHASE.compareAndSet(this, WAITING, SENT)) {
+            throw new CancellationException("the call was abandoned");
+        }
         sentAt = engine.now();
         host.onSent(sentAt);
     }
 
     private void failIfAbandoned() {
-        if (abandoned) {
-            throw new CancellationException();
+        if (phase == ABANDONED) {
+            throw new CancellationException("the call was abandoned");
         }
     }
 

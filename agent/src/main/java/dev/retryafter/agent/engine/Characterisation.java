@@ -17,8 +17,13 @@ public final class Characterisation {
         return category;
     }
 
-    /** Recovery divided by header, median over the window; NaN when no refusal carried a header. */
-    public double medianRatio() {
+    /** Recovery divided by header, median over the window; empty when no refusal carried a header. */
+    public java.util.OptionalDouble medianRatio() {
+        return Double.isNaN(medianRatio) ? java.util.OptionalDouble.empty() : java.util.OptionalDouble.of(medianRatio);
+    }
+
+    /** The median, NaN when none: for arithmetic inside the engine. */
+    double rawMedianRatio() {
         return medianRatio;
     }
 

@@ -1,6 +1,11 @@
 package dev.retryafter.agent.engine;
 
-/** What the engine decided about one refusal, with everything the log line needs to explain it. */
+import java.util.OptionalLong;
+
+/**
+ * What the engine decided about one refusal, with everything the log line needs to explain it. What
+ * a refusal taught (a ceiling, a pace) is not part of it: that goes to the listener as {@link Learned}.
+ */
 public final class Decision {
 
     public enum Outcome {
@@ -23,11 +28,9 @@ public final class Decision {
     private final Outcome outcome;
     private final Category category;
     private final long holdUntilMillis;
-    private final int learnedCeiling;
-    private final double learnedPace;
 
     Decision(String host, int status, int attempt, int maxAttempts, RetryAfter header, Wait wait,
-             Outcome outcome, Category category, long holdUntilMillis, int learnedCeiling, double learnedPace) {
+             Outcome outcome, Category category, long holdUntilMillis) {
         this.host = host;
         this.status = status;
         this.attempt = attempt;
@@ -37,8 +40,6 @@ public final class Decision {
         this.outcome = outcome;
         this.category = category;
         this.holdUntilMillis = holdUntilMillis;
-        this.learnedCeiling = learnedCeiling;
-        this.learnedPace = learnedPace;
     }
 
     public String host() {
@@ -75,22 +76,9 @@ public final class Decision {
         return category;
     }
 
-    /** When a hold ends; only meaningful for {@link Outcome#HOLD}. */
-    public long holdUntilMillis() {
-        return holdUntilMillis;
-    }
-
-    /**
-     * When this refusal began a streak, the ceiling it revealed: successes in the window before it,
-     * or {@link LearnedLimit#NONE}. Only the first refusal of a streak teaches anything.
-     */
-    public int learnedCeiling() {
-        return learnedCeiling;
-    }
-
-    /** When this refusal began a streak, the pace it set in requests per second (0: none); else NaN. */
-    public double learnedPace() {
-        return learnedPace;
+    /** When the hold ends, for {@link Outcome#HOLD}; empty for every other outcome. */
+    public OptionalLong holdUntil() {
+        return outcome == Outcome.HOLD ? OptionalLong.of(holdUntilMillis) : OptionalLong.empty();
     }
 
     public boolean isRetry() {

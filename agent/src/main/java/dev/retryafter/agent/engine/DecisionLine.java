@@ -36,7 +36,7 @@ public final class DecisionLine {
                 line.append("returned, the request body cannot be sent twice; host waits ").append(waited);
                 break;
             case HOLD:
-                line.append("hold host until ").append(Instant.ofEpochMilli(d.holdUntilMillis()));
+                line.append("hold host until ").append(Instant.ofEpochMilli(d.holdUntil().getAsLong()));
                 break;
             default:
                 throw new AssertionError(d.outcome());

@@ -9,6 +9,13 @@ public interface DecisionListener {
     /** Every refusal, with what the engine decided and why. */
     void onRefusal(HostState host, Decision decision);
 
+    /**
+     * A refusal began a streak and taught the host's ceiling and pace. Told after {@link #onRefusal}
+     * for the same refusal.
+     */
+    default void onLearned(HostState host, Learned learned) {
+    }
+
     /** A refusal streak ended and the host's category, or the evidence for it, changed. */
     void onRecharacterised(HostState host, CharacterisationChange change);
 

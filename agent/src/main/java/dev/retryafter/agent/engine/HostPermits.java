@@ -3,30 +3,47 @@ package dev.retryafter.agent.engine;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 
 /**
  * A fair cap on requests in flight to one host. One queue serves blocking and asynchronous callers
  * alike: a permit is a future, granted in arrival order. No lock is held while anyone waits.
+ *
+ * <p>Handing a permit over completes the waiter's future, which runs its continuation on the
+ * releasing thread; a continuation that ends its attempt at once releases again. Done by recursion,
+ * 5,000 such waiters overflowed the stack and left the host blocked for good. So a release that
+ * happens inside a hand-over on the same thread is passed to {@code handOvers} instead: the stack
+ * holds at most one hand-over, and nothing waits for a thread that is busy further up its own stack.
  */
 final class HostPermits {
 
     /** Shared by every uncontended acquire: the happy path allocates nothing here. */
     private static final CompletableFuture<Void> GRANTED = CompletableFuture.completedFuture(null);
 
+    /** Set while this thread completes a waiter's future, for any host. */
+    private static final ThreadLocal<Boolean> HANDING_OVER = new ThreadLocal<>();
+
     private final int max;
+    private final Executor handOvers;
     private int inUse;
+    private boolean retired;
     private ArrayDeque<CompletableFuture<Void>> waiters;
 
-    HostPermits(int max) {
+    HostPermits(int max, Executor handOvers) {
         this.max = max;
+        this.handOvers = handOvers;
     }
 
     /**
      * A future completed when the permit is granted. Cancel it to leave the queue; if the cancel
-     * fails, the permit was granted and must be released.
+     * fails, the permit was granted and must be released. Null once the store has retired this
+     * host: the caller looks the host up again.
      */
     CompletableFuture<Void> acquire() {
         synchronized (this) {
+            if (retired) {
+                return null;
+            }
             if (inUse < max && (waiters == null || waiters.isEmpty())) {
                 inUse++;
                 return GRANTED;
@@ -40,9 +57,8 @@ final class HostPermits {
         }
     }
 
-    /** Blocks until granted; an interrupt leaves the queue (or hands the permit back) and is rethrown. */
-    void acquireBlocking() throws InterruptedException {
-        CompletableFuture<Void> permit = acquire();
+    /** Blocks until {@code permit}, from {@link #acquire()}, is granted; an interrupt leaves the queue (or hands the permit back) and is rethrown. */
+    void await(CompletableFuture<Void> permit) throws InterruptedException {
         if (permit.isDone()) {
             return;
         }
@@ -59,20 +75,56 @@ final class HostPermits {
     }
 
     void release() {
-        CompletableFuture<Void> next;
-        synchronized (this) {
-            do {
-                next = waiters == null ? null : waiters.poll();
-            } while (next != null && next.isCancelled());
-            if (next == null) {
-                inUse--;
+        CompletableFuture<Void> next = nextWaiterOrFree();
+        if (next != null) {
+            handOver(next);
+        }
+    }
+
+    private void handOver(CompletableFuture<Void> first) {
+        if (HANDING_OVER.get() != null) {
+            try {
+                handOvers.execute(() -> handOver(first));
                 return;
+            } catch (RuntimeException rejected) {
+                // No executor to take it: hand it over here rather than lose the permit.
             }
         }
-        // Hand the permit over outside the lock: completing runs the waiter's continuation.
-        if (!next.complete(null)) {
-            release(); // cancelled after it was polled: pass the permit on
+        HANDING_OVER.set(Boolean.TRUE);
+        try {
+            CompletableFuture<Void> next = first;
+            // Completing runs the waiter's continuation, outside the lock. A waiter cancelled after it
+            // was polled did not take the permit: pass it on, in this loop, not by recursion.
+            while (next != null && !next.complete(null)) {
+                next = nextWaiterOrFree();
+            }
+        } finally {
+            HANDING_OVER.remove();
         }
+    }
+
+    /** The next live waiter, now owning the released permit; null when the permit was freed instead. */
+    private synchronized CompletableFuture<Void> nextWaiterOrFree() {
+        CompletableFuture<Void> next;
+        do {
+            next = waiters == null ? null : waiters.poll();
+        } while (next != null && next.isCancelled());
+        if (next == null) {
+            inUse--;
+        }
+        return next;
+    }
+
+    /** Retires these permits if nobody holds or waits for one: afterwards {@link #acquire()} returns null. */
+    synchronized boolean retireIfIdle() {
+        if (isIdle()) {
+            retired = true;
+        }
+        return retired;
+    }
+
+    synchronized boolean isRetired() {
+        return retired;
     }
 
     synchronized int inUse() {

@@ -1,5 +1,9 @@
 package dev.retryafter.agent.engine;
 
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
 /** One host's line in the report: what happened to it, and what the engine learned about it. */
 public final class HostSnapshot {
 
@@ -14,16 +18,14 @@ public final class HostSnapshot {
     /** The longest single wait the engine decided on: after a refusal, or for the pace. */
     public final long longestWaitMillis;
     public final Category category;
-    public final double medianRatio;
-    /** Successes in the window before a refusal, last learned; {@link LearnedLimit#NONE} if none. */
-    public final int learnedCeiling;
+    private final double medianRatio;
+    private final int learnedCeiling;
     public final long windowMillis;
     /** Requests per second now; 0 when the host is not paced. */
     public final double pacePerSecond;
     public final long holds;
     public final long heldRequests;
-    /** When the current hold ends; {@code Long.MIN_VALUE} when not held. */
-    public final long holdUntilMillis;
+    private final long holdUntilMillis;
 
     HostSnapshot(String host, String policy, long requests, long refusals, long retries, long gaveUp, long waitedMillis,
                  long longestWaitMillis, Category category, double medianRatio, int learnedCeiling, long windowMillis,
@@ -44,6 +46,21 @@ public final class HostSnapshot {
         this.holds = holds;
         this.heldRequests = heldRequests;
         this.holdUntilMillis = holdUntilMillis;
+    }
+
+    /** Recovery over header, median over the recent streaks; empty when no refusal carried a header. */
+    public OptionalDouble medianRatio() {
+        return Double.isNaN(medianRatio) ? OptionalDouble.empty() : OptionalDouble.of(medianRatio);
+    }
+
+    /** Successes in the window before a refusal, last learned; empty if none. */
+    public OptionalInt learnedCeiling() {
+        return learnedCeiling == LearnedLimit.NONE ? OptionalInt.empty() : OptionalInt.of(learnedCeiling);
+    }
+
+    /** When the current hold ends; empty when not held. */
+    public OptionalLong holdUntil() {
+        return holdUntilMillis == Long.MIN_VALUE ? OptionalLong.empty() : OptionalLong.of(holdUntilMillis);
     }
 
     /** The pace in requests per minute, the unit portals document their limits in. */

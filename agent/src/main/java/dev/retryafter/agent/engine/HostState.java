@@ -1,38 +1,31 @@
 package dev.retryafter.agent.engine;
 
 import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.concurrent.Executor;
 
 /**
- * Everything the engine knows about one host and port: when it may next be sent a request, its
- * pace, its permits, the refusal streak in progress, the observations that characterise it, any
- * hold, and the counters for the report. Threadsafe: each method holds the state's own lock for a
- * few field updates, never while anyone waits.
+ * One host and port as this JVM sees it: its permits, the successes and refusals it has seen lately
+ * (to read a ceiling from), a long wait claimed and not yet confirmed, and the counters for the
+ * report. What the portal has shown ({@link HostKnowledge}: not-before, pace, hold, streaks) is not
+ * kept here but in the {@link KnowledgeStore}, through its operations, so another store can share it.
+ * Threadsafe: each method holds this state's lock for a few updates, never while anyone waits.
  */
 public final class HostState {
-
-    private static final long NO_STREAK = Long.MIN_VALUE;
 
     private final String key;
     private final Policy policy;
     private final HostPermits permits;
+    private final KnowledgeStore store;
+    /** The pace a configured start rate gives, until the host teaches one; null when none is configured. */
+    private final PaceSchedule startPace;
     private volatile long lastUsedMillis;
 
     // Guarded by this.
-    private long notBeforeMillis = Long.MIN_VALUE;
-    private long nextSlotMillis = Long.MIN_VALUE;
-    private long holdUntilMillis = Long.MIN_VALUE;
-    private String holdReason;
-    private long streakStartMillis = NO_STREAK;
-    private long streakHeaderMillis;
-    private long streakLastRefusedSentMillis;
-    private int streakRefusals;
-    private boolean streakWhilePaced;
     private final LongWaitClaim longWaitClaim = new LongWaitClaim();
-    private ObservationWindow observations;
-    private Characterisation characterisation = Characterisation.UNKNOWN;
     private final LearnedLimit limit;
-    private final AdaptivePace pace;
-    private int learnedCeiling = LearnedLimit.NONE;
 
     // Counters for the report, guarded by this.
     private long requests;
@@ -44,12 +37,14 @@ public final class HostState {
     private long waitedMillis;
     private long longestWaitMillis;
 
-    public HostState(String key, Policy policy, long now) {
+    /** {@code handOvers} runs a permit hand-over that would otherwise recurse: see {@link HostPermits}. */
+    HostState(String key, Policy policy, long now, Executor handOvers, KnowledgeStore store) {
         this.key = key;
         this.policy = policy;
-        this.permits = new HostPermits(policy.maxConcurrency());
+        this.permits = new HostPermits(policy.maxConcurrency(), handOvers);
+        this.store = store;
+        this.startPace = new AdaptivePace(policy, now).schedule();
         this.limit = new LearnedLimit(policy.windowMillis());
-        this.pace = new AdaptivePace(policy, now);
         this.lastUsedMillis = now;
     }
 
@@ -62,6 +57,11 @@ public final class HostState {
         return policy;
     }
 
+    /** What the store knows of this host now. */
+    public HostKnowledge knowledge() {
+        return store.read(key);
+    }
+
     HostPermits permits() {
         return permits;
     }
@@ -71,18 +71,20 @@ public final class HostState {
     }
 
     /** The category decisions are made under: the pinned one, or what the host has shown. */
-    public synchronized Category category() {
-        Category pinned = policy.pinnedCategory();
-        return pinned != null ? pinned : characterisation.category();
+    public Category category() {
+        return Decide.categoryOf(policy, knowledge());
     }
 
     /** While held, every request fails fast: the exception to throw, or null when not held. */
-    synchronized HostHeldException heldException(long now) {
-        if (now >= holdUntilMillis) {
+    HostHeldException heldException(long now) {
+        HostKnowledge known = knowledge();
+        if (!known.isHeldAt(now)) {
             return null;
         }
-        heldRequests++;
-        return new HostHeldException(key, holdUntilMillis, holdReason);
+        synchronized (this) {
+            heldRequests++;
+        }
+        return new HostHeldException(key, known.holdUntilMillis, known.holdReason);
     }
 
     /**
@@ -93,12 +95,17 @@ public final class HostState {
      * intervals to it. The price is that they may go together once it ends, at most
      * max-concurrency of them, into a window that has had max-sleep to recover.
      */
-    synchronized long reserveSlot(long now) {
-        long slot = Math.min(Math.max(now, Math.max(nextSlotMillis, notBeforeMillis)), now + policy.maxSleepMillis());
-        double rate = pace.rate(slot);
-        long interval = rate > 0 ? Math.min((long) Math.ceil(1000.0 / rate), policy.maxSleepMillis()) : 0;
-        nextSlotMillis = Math.max(nextSlotMillis, slot + interval);
-        return slot - now;
+    long reserveSlot(long now) {
+        HostKnowledge known = knowledge();
+        PaceSchedule pace = paceOf(known);
+        long interval = 0;
+        if (pace != null) {
+            // The rate at the moment the slot is likely to fall; the store books the slot itself.
+            long slot = Math.min(Math.max(now, Math.max(known.nextSlotMillis, known.notBeforeMillis)), now + policy.maxSleepMillis());
+            double rate = pace.rate(slot, policy.headroom());
+            interval = rate > 0 ? Math.min((long) Math.ceil(1000.0 / rate), policy.maxSleepMillis()) : 0;
+        }
+        return store.reserveSlot(key, now, interval, policy.maxSleepMillis());
     }
 
     /**
@@ -106,13 +113,18 @@ public final class HostState {
      * request books again behind it. Returns how much longer to wait; 0 to go now. A hold that began
      * meanwhile is not waited out: the caller checks for it first, and fails fast.
      */
-    synchronized long rebookIfRefusedSince(long now) {
-        return now < notBeforeMillis ? reserveSlot(now) : 0;
+    long rebookIfRefusedSince(long now) {
+        return now < knowledge().notBeforeMillis ? reserveSlot(now) : 0;
     }
 
     synchronized void onSent(long now) {
         requests++;
         lastUsedMillis = now;
+    }
+
+    /** A call took a permit here: the host is in use, whether or not the request goes out. */
+    void touch(long now) {
+        lastUsedMillis = Math.max(lastUsedMillis, now);
     }
 
     /**
@@ -132,96 +144,120 @@ public final class HostState {
      */
     synchronized CharacterisationChange onAdmitted(long now, long sentAt) {
         limit.record(now, true);
-        if (streakStartMillis == NO_STREAK || sentAt < streakStartMillis) {
-            return null; // sent before the refusal: it says nothing about recovery
+        Optional<KnowledgeStore.StreakEnd> ended = store.recordRecovery(key, sentAt);
+        if (!ended.isPresent()) {
+            return null; // no streak open, or sent before it began: it says nothing about recovery
         }
-        long recovery = now - streakStartMillis;
-        long lastRefused = Math.max(0, streakLastRefusedSentMillis - streakStartMillis);
-        long recoveredBy = sentAt - streakStartMillis;
-        streakStartMillis = NO_STREAK;
+        KnowledgeStore.StreakEnd end = ended.get();
         longWaitClaim.forget();
-        if (observations == null) {
-            observations = new ObservationWindow();
-        }
-        observations.add(streakHeaderMillis, lastRefused, recoveredBy, streakWhilePaced);
-        Characterisation before = characterisation;
-        characterisation = HostCharacteriser.characterise(observations);
-        if (before.category() != Category.UNKNOWN && before.category() != characterisation.category()) {
+        long recovery = now - end.streak().startedAtMillis();
+        Characterisation before = end.before().characterisation();
+        Characterisation after = end.after().characterisation();
+        if (before.category() != Category.UNKNOWN && before.category() != after.category()) {
             // Refusals cost what they did because of how the old category answered them.
-            observations.forgetCosts();
+            store.forgetCostsBefore(key, now);
+            AdaptivePace pace = new AdaptivePace(policy, paceOf(end.after()));
             pace.retime(now, 0);
+            store.learn(key, now, Optional.ofNullable(pace.schedule()), OptionalInt.empty());
         }
-        boolean changed = before.category() != characterisation.category() || characterisation.medianMovedFarFrom(before);
-        return changed ? new CharacterisationChange(before, characterisation, recovery) : null;
+        boolean changed = before.category() != after.category() || after.medianMovedFarFrom(before);
+        return changed ? new CharacterisationChange(before, after, recovery) : null;
     }
 
-    /** A refusal: learn from it, sanitise its header into a wait every later request obeys, and decide. */
-    synchronized Decision onRefusal(long now, long sentAt, int status, RetryAfter header, int attempt,
-                                    boolean replayable, double random) {
+    /** A refusal, decided on and applied; what it taught, if it began a streak. */
+    static final class Refused {
+        final Decision decision;
+        final Learned learned;
+
+        Refused(Decision decision, Learned learned) {
+            this.decision = decision;
+            this.learned = learned;
+        }
+    }
+
+    /**
+     * A refusal: counted into the host's streak (the first of a streak teaches a ceiling and a pace),
+     * decided on by {@link Decide}, then applied: the wait every later request obeys, or a hold.
+     */
+    synchronized Refused onRefusal(long now, long sentAt, int status, RetryAfter header, int attempt,
+                                   boolean replayable, double random) {
         refusals++;
-        streakLastRefusedSentMillis = Math.max(streakLastRefusedSentMillis, sentAt);
-        int ceiling = LearnedLimit.NONE;
-        double newPace = Double.NaN;
-        if (streakStartMillis == NO_STREAK) {
+        HostKnowledge known = knowledge();
+        PaceSchedule pace = paceOf(known);
+        OpenStreak streak = store.recordRefusal(key, now, sentAt,
+                header.isUsable() ? OptionalLong.of(header.millis()) : OptionalLong.empty(),
+                AdaptivePace.rate(pace, policy.headroom(), now) > 0);
+        Learned learned = null;
+        if (streak.isFirstRefusal()) {
             // Only a streak's first refusal says where the limit is; the rest are its echo.
-            streakStartMillis = now;
-            streakRefusals = 0;
-            streakWhilePaced = pace.rate(now) > 0;
-            streakLastRefusedSentMillis = sentAt;
-            streakHeaderMillis = header.isUsable() ? header.millis() : ObservationWindow.NO_HEADER;
-            ceiling = limit.ceilingBefore(now);
-            learnedCeiling = ceiling;
-            pace.onRefusal(ceiling, now, observations == null ? 0 : observations.pacedRefusalCost());
-            newPace = pace.rate(now);
+            int ceiling = limit.ceilingBefore(now);
+            AdaptivePace next = new AdaptivePace(policy, pace);
+            next.onRefusal(ceiling, now, known.window().pacedRefusalCost());
+            store.learn(key, now, Optional.ofNullable(next.schedule()), OptionalInt.of(ceiling));
+            learned = new Learned(key, ceiling, policy.windowMillis(), next.rate(now));
         }
         limit.record(now, false);
-        streakRefusals++;
-        Category category = category();
 
-        if (category == Category.TRUTHFUL && header.isUsable() && header.millis() > policy.maxSleepMillis()
-                && longWaitClaim.confirmedBy(now + header.millis(), now)) {
-            if (now >= holdUntilMillis) {
-                holds++; // a refusal in flight that confirms the same hold again does not count twice
-            }
-            holdUntilMillis = Math.max(holdUntilMillis, now + header.millis());
-            holdReason = String.format(Locale.ROOT, "Retry-After named a moment %ds away, beyond max-sleep %ds, twice",
-                    header.millis() / 1000, policy.maxSleepMillis() / 1000);
-            notBeforeMillis = Math.max(notBeforeMillis, holdUntilMillis);
-            return new Decision(key, status, attempt, policy.maxAttempts(), header,
-                    new Wait(header.millis(), Reason.HOLD_CONFIRMED, Wait.Bound.NONE), Decision.Outcome.HOLD,
-                    category, holdUntilMillis, ceiling, newPace);
-        }
-
-        // The exponent counts the host's refusals in a row, not only this call's: a host that has refused
-        // ten requests is in no state to take an eleventh half a second later, whoever sends it.
-        long backoff = Backoff.fullJitter(Math.max(attempt, streakRefusals), random, policy.backoffBaseMillis(),
-                policy.backoffCapMillis());
-        Wait wait = Sanitiser.sanitise(policy, category, header, backoff);
-        notBeforeMillis = Math.max(notBeforeMillis, now + wait.millis());
-        Decision.Outcome outcome;
-        if (attempt >= policy.maxAttempts()) {
-            outcome = Decision.Outcome.GIVE_UP;
-            gaveUp++;
-        } else if (!replayable) {
-            outcome = Decision.Outcome.NOT_REPLAYABLE;
-        } else {
-            outcome = Decision.Outcome.RETRY;
-            retries++;
-        }
-        return new Decision(key, status, attempt, policy.maxAttempts(), header, wait, outcome, category,
-                Long.MIN_VALUE, ceiling, newPace);
+        HostKnowledge counted = knowledge();
+        boolean confirmsLongWait = Decide.categoryOf(policy, counted) == Category.TRUTHFUL && header.isUsable()
+                && header.millis() > policy.maxSleepMillis() && longWaitClaim.confirmedBy(now + header.millis(), now);
+        Decision decision = Decide.onRefusal(key, policy, counted, new Refusal(now, status, header, confirmsLongWait), attempt,
+                replayable, random);
+        apply(decision, now, counted);
+        return new Refused(decision, learned);
     }
 
-    /** Nothing would be lost by forgetting this host: no request in flight or waiting, no hold, no wait owed. */
-    synchronized boolean isEvictable(long now) {
-        return now >= holdUntilMillis && now >= notBeforeMillis && permits.isIdle();
+    private void apply(Decision decision, long now, HostKnowledge known) {
+        switch (decision.outcome()) {
+            case HOLD:
+                if (!known.isHeldAt(now)) {
+                    holds++; // a refusal in flight that confirms the same hold again does not count twice
+                }
+                store.holdUntil(key, decision.holdUntil().getAsLong(), String.format(Locale.ROOT,
+                        "Retry-After named a moment %ds away, beyond max-sleep %ds, twice",
+                        decision.header().millis() / 1000, policy.maxSleepMillis() / 1000));
+                return;
+            case GIVE_UP:
+                gaveUp++;
+                break;
+            case RETRY:
+                retries++;
+                break;
+            default:
+                break;
+        }
+        store.imposeNotBefore(key, now + decision.waitBeforeNextRequest().millis());
+    }
+
+    private PaceSchedule paceOf(HostKnowledge known) {
+        return known.pace != null ? known.pace : startPace;
+    }
+
+    /**
+     * Retires this state if nothing would be lost by forgetting it: no request in flight or waiting
+     * for a permit, no hold, no wait owed. A retired state hands out no permit, so a call that looked
+     * it up just before goes back to the store and finds the one state that now stands for the host.
+     */
+    synchronized boolean retireIfIdle(long now) {
+        if (!knowledge().owesNothingAt(now) || !permits.retireIfIdle()) {
+            return false;
+        }
+        store.forget(key);
+        return true;
+    }
+
+    boolean isRetired() {
+        return permits.isRetired();
     }
 
     /** A consistent copy of what the report shows. */
     public synchronized HostSnapshot snapshot(long now) {
+        HostKnowledge known = knowledge();
         return new HostSnapshot(key, policy.name(), requests, refusals, retries, gaveUp, waitedMillis, longestWaitMillis,
-                category(), characterisation.medianRatio(), learnedCeiling, policy.windowMillis(), pace.rate(now),
-                holds, heldRequests, now < holdUntilMillis ? holdUntilMillis : Long.MIN_VALUE);
+                Decide.categoryOf(policy, known), known.characterisation().rawMedianRatio(),
+                known.learnedCeiling().orElse(LearnedLimit.NONE), policy.windowMillis(),
+                AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests,
+                known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE);
     }
 
     @Override

@@ -4,8 +4,11 @@ import java.util.Collection;
 import java.util.function.Function;
 
 /**
- * Where host state lives. In memory for one JVM today; an implementation shared by a fleet of
- * scraper JVMs can replace it without the engine noticing.
+ * Where this JVM keeps its {@link HostState}s: per-host permits, counters and recent timestamps, which
+ * mean nothing outside this JVM and are never shared. What a portal has shown is not here but in the
+ * {@link KnowledgeStore}, the seam a state file or a store shared by a fleet of JVMs plugs into.
+ * A store may drop a state only through {@link HostState#retireIfIdle}, which refuses while the
+ * host has a request in flight or waiting, a hold or a wait owed.
  */
 public interface HostStateStore {
 

@@ -2,22 +2,35 @@ package dev.retryafter.agent.engine;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
- * Host state in this JVM, bounded: past {@code maxHosts}, the least recently used idle hosts are
- * dropped, a tenth at a time so the cost of sorting is paid rarely. A host with requests in flight,
- * waiters or an active hold is never dropped: forgetting it would lift its cap or its hold.
+ * Host state in this JVM, bounded: past {@code maxHosts}, idle hosts are dropped, least recently
+ * used first. A host with a request in flight or waiting for a permit, an active hold or a wait
+ * still owed is never dropped: forgetting it would lift its cap or its wait. When every host is
+ * such a host, the store grows past its bound rather than break one.
+ *
+ * <p>Eviction is a second-chance queue: hosts join its tail when created; each creation past the
+ * bound looks at a few hosts at its head, drops the idle ones not used since they were queued, and
+ * queues the others again at the tail. The work per new host is bounded by {@link #EXAMINED_PER_INSERT},
+ * and no lock is held that a lookup waits for.
  */
 public final class InMemoryHostStateStore implements HostStateStore {
 
     /** A scraper of every county in a country stays under this; a crawler gone wrong does not grow without end. */
     public static final int DEFAULT_MAX_HOSTS = 10_000;
 
+    /** More than one, so a store over its bound shrinks back while new hosts keep coming. */
+    static final int EXAMINED_PER_INSERT = 4;
+
     private final ConcurrentHashMap<String, HostState> states = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<Queued> order = new ConcurrentLinkedQueue<>();
+    private final ReentrantLock evicting = new ReentrantLock();
+    private final AtomicLong examined = new AtomicLong();
     private final int maxHosts;
     private final Clock clock;
 
@@ -32,12 +45,21 @@ public final class InMemoryHostStateStore implements HostStateStore {
     @Override
     public HostState stateFor(String key, Function<String, HostState> create) {
         HostState state = states.get(key);
-        if (state != null) {
+        if (state != null && !state.isRetired()) {
             return state;
         }
-        state = states.computeIfAbsent(key, create);
-        if (states.size() > maxHosts) {
-            evictLeastRecentlyUsed();
+        boolean[] created = new boolean[1];
+        // compute, not computeIfAbsent: a state retired a moment ago may still be in the map.
+        state = states.compute(key, (k, current) -> {
+            if (current != null && !current.isRetired()) {
+                return current;
+            }
+            created[0] = true;
+            return create.apply(k);
+        });
+        if (created[0]) {
+            order.add(new Queued(state));
+            evictIfOver();
         }
         return state;
     }
@@ -51,26 +73,54 @@ public final class InMemoryHostStateStore implements HostStateStore {
         return states.size();
     }
 
-    private synchronized void evictLeastRecentlyUsed() {
-        int excess = states.size() - maxHosts;
-        if (excess <= 0) {
-            return;
+    /** How many hosts eviction has looked at, ever: the cost of keeping the bound. */
+    long examined() {
+        return examined.get();
+    }
+
+    private void evictIfOver() {
+        if (states.size() <= maxHosts || !evicting.tryLock()) {
+            return; // another thread is evicting: it will look at as many hosts as this one would have
         }
-        long now = clock.millis();
-        // Sorted on a copy of each host's last use: other threads move the live values during the sort.
-        List<long[]> idle = new ArrayList<>();
-        List<HostState> byIndex = new ArrayList<>();
-        for (HostState state : states.values()) {
-            if (state.isEvictable(now)) {
-                idle.add(new long[] {state.lastUsedMillis(), byIndex.size()});
-                byIndex.add(state);
+        try {
+            long now = clock.millis();
+            for (int i = 0; i < EXAMINED_PER_INSERT && states.size() > maxHosts; i++) {
+                Queued head = order.poll();
+                if (head == null) {
+                    return;
+                }
+                examined.incrementAndGet();
+                HostState state = head.state;
+                long lastUsed = state.lastUsedMillis();
+                if (lastUsed > head.lastUsedWhenQueued) {
+                    order.add(new Queued(state)); // used since it was queued: a second chance
+                    continue;
+                }
+                boolean[] retired = new boolean[1];
+                states.computeIfPresent(state.key(), (k, current) -> {
+                    if (current == state && state.retireIfIdle(now)) {
+                        retired[0] = true;
+                        return null;
+                    }
+                    return current;
+                });
+                if (!retired[0] && !state.isRetired()) {
+                    order.add(new Queued(state)); // in use, held or owed a wait: kept, looked at again later
+                }
             }
+        } finally {
+            evicting.unlock();
         }
-        idle.sort(Comparator.comparingLong(entry -> entry[0]));
-        int toDrop = Math.min(idle.size(), excess + maxHosts / 10);
-        for (int i = 0; i < toDrop; i++) {
-            HostState state = byIndex.get((int) idle.get(i)[1]);
-            states.remove(state.key(), state);
+    }
+
+    /** A host's place in the eviction queue, with its last use when it took that place. */
+    private static final class Queued {
+        final HostState state;
+        final long lastUsedWhenQueued;
+
+        Queued(HostState state) {
+            this.state = state;
+            this.lastUsedWhenQueued = state.lastUsedMillis();
         }
     }
 }

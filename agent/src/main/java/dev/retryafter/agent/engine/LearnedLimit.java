@@ -6,7 +6,7 @@ package dev.retryafter.agent.engine;
  * number of successes in the window before the first refusal in it, a lower bound on the limit;
  * the suggested rate is {@code headroom * ceiling / window}. Not thread-safe: the host state guards it.
  */
-public final class LearnedLimit {
+final class LearnedLimit {
 
     /** Enough to count limits up to 512 a window; a lighter host never grows this far. */
     static final int DEFAULT_HISTORY = 512;

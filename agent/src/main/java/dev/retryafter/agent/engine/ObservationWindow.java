@@ -24,6 +24,20 @@ final class ObservationWindow {
     private int size;
     private int newest = -1;
 
+    /**
+     * The window of {@code newestFirst} streaks, as {@link HostKnowledge} keeps them: the cost of a
+     * streak begun before {@code costsSince} is forgotten, as {@link #forgetCosts()} would have.
+     */
+    static ObservationWindow of(java.util.List<FinishedStreak> newestFirst, long costsSince) {
+        ObservationWindow window = new ObservationWindow();
+        for (int i = Math.min(newestFirst.size(), CAPACITY) - 1; i >= 0; i--) {
+            FinishedStreak s = newestFirst.get(i);
+            window.add(s.rawHeaderMillis(), s.lastRefusedAfterMillis(), s.recoveredByMillis(),
+                    s.whilePaced() && s.startedAtMillis() >= costsSince);
+        }
+        return window;
+    }
+
     /** {@code whilePaced}: the streak began while the host was paced, not in an unpaced first burst. */
     void add(long header, long lastRefused, long recoveredBy, boolean whilePaced) {
         newest = (newest + 1) % CAPACITY;

@@ -19,8 +19,11 @@ public final class RetryEngine {
     final Delays delays;
     final DoubleSupplier random;
     final DecisionListener listener;
+    /** Where a permit hand-over goes that would otherwise recurse: after no delay, like any other wait's end. */
+    private final java.util.concurrent.Executor handOvers;
     private final PolicyLookup policies;
     private final HostStateStore store;
+    private final KnowledgeStore knowledge;
 
     private RetryEngine(Builder b) {
         this.clock = b.clock;
@@ -29,6 +32,8 @@ public final class RetryEngine {
         this.random = b.random;
         this.listener = b.listener;
         this.policies = b.policies;
+        this.handOvers = task -> delays.after(0).thenRun(task);
+        this.knowledge = b.knowledge != null ? b.knowledge : new InMemoryKnowledgeStore();
         this.store = b.store != null ? b.store : new InMemoryHostStateStore(InMemoryHostStateStore.DEFAULT_MAX_HOSTS, b.clock);
     }
 
@@ -38,9 +43,17 @@ public final class RetryEngine {
 
     /** A new request to {@code host:port}; {@code replayable} is false when its body cannot be sent twice. */
     public Call open(String host, int port, boolean replayable) {
-        String key = key(host, port);
-        HostState state = store.stateFor(key, k -> new HostState(k, policies.policyFor(lowerCase(host), port), clock.millis()));
-        return new Call(this, state, replayable);
+        return new Call(this, host, port, replayable);
+    }
+
+    /** The state that stands for {@code host:port} now, made on first use. */
+    HostState stateOf(String host, int port) {
+        return store.stateFor(key(host, port), k -> new HostState(k, policies.policyFor(lowerCase(host), port), clock.millis(), handOvers, knowledge));
+    }
+
+    /** Where what the engine learns of each portal is kept. */
+    public KnowledgeStore knowledge() {
+        return knowledge;
     }
 
     /** Every host tracked now. */
@@ -78,6 +91,7 @@ public final class RetryEngine {
         private DecisionListener listener = DecisionListener.NoOp.INSTANCE;
         private PolicyLookup policies = PolicyLookup.everyHost(Policy.DEFAULTS);
         private HostStateStore store;
+        private KnowledgeStore knowledge;
 
         private Builder() {
         }
@@ -115,6 +129,12 @@ public final class RetryEngine {
 
         public Builder store(HostStateStore store) {
             this.store = Objects.requireNonNull(store);
+            return this;
+        }
+
+        /** Where knowledge of each portal is kept: in memory unless given (a file, or a store a fleet shares). */
+        public Builder knowledge(KnowledgeStore knowledge) {
+            this.knowledge = Objects.requireNonNull(knowledge);
             return this;
         }
 

@@ -94,9 +94,10 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         }
     }
 
+    /** The Java 8 form: on 9 and later the module form's default calls it, and the module is not needed. */
     @Override
-    public byte[] transform(Module module, ClassLoader loader, String internalName, Class<?> beingRedefined,
-                            ProtectionDomain protectionDomain, byte[] bytes) {
+    public byte[] transform(ClassLoader loader, String internalName, Class<?> beingRedefined, ProtectionDomain protectionDomain,
+                            byte[] bytes) {
         Target target = internalName == null ? null : targets.get(internalName);
         if (target == null) {
             return null;
@@ -111,15 +112,9 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         }
     }
 
-    @Override
-    public byte[] transform(ClassLoader loader, String internalName, Class<?> beingRedefined, ProtectionDomain protectionDomain,
-                            byte[] bytes) {
-        return transform(null, loader, internalName, beingRedefined, protectionDomain, bytes);
-    }
-
     /** Transforms {@code bytes} as the JVM would ask; null when the class is not one of ours. For tests. */
     byte[] transform(ClassLoader loader, String className, byte[] bytes) {
-        return transform(null, loader, className.replace('.', '/'), null, null, bytes);
+        return transform(loader, className.replace('.', '/'), null, null, bytes);
     }
 
     /** For tests, without registering anything. */

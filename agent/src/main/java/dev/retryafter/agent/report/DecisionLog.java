@@ -6,7 +6,7 @@ import dev.retryafter.agent.engine.DecisionLine;
 import dev.retryafter.agent.engine.DecisionListener;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.HostState;
-import dev.retryafter.agent.engine.LearnedLimit;
+import dev.retryafter.agent.engine.Learned;
 import org.slf4j.Logger;
 
 import java.util.Locale;
@@ -29,10 +29,12 @@ public final class DecisionLog implements DecisionListener {
     @Override
     public void onRefusal(HostState host, Decision decision) {
         log.warn(DecisionLine.format(decision));
-        if (!Double.isNaN(decision.learnedPace()) && decision.learnedCeiling() != LearnedLimit.NONE) {
-            log.info(String.format(Locale.ROOT, "%s learned: %d successes in a %s window before the refusal; pace now %.1f/min",
-                    host.key(), decision.learnedCeiling(), DecisionLine.duration(host.policy().windowMillis()), decision.learnedPace() * 60));
-        }
+    }
+
+    @Override
+    public void onLearned(HostState host, Learned learned) {
+        log.info(String.format(Locale.ROOT, "%s learned: %d successes in a %s window before the refusal; pace now %.1f/min",
+                host.key(), learned.ceiling(), DecisionLine.duration(learned.windowMillis()), learned.pacePerSecond() * 60));
     }
 
     @Override

@@ -3,7 +3,6 @@ package dev.retryafter.agent.report;
 import dev.retryafter.agent.engine.DecisionLine;
 import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.HostState;
-import dev.retryafter.agent.engine.LearnedLimit;
 
 import java.io.IOException;
 import java.io.Writer;
@@ -40,7 +39,7 @@ public final class ExitReport {
                 "%s: %d requests, %d refusals, %d retries, %d given up, slept %.1fs (longest %.1fs), category %s, "
                         + "learned ceiling %s, pace %s, %d holds, %d requests failed fast",
                 s.host, s.requests, s.refusals, s.retries, s.gaveUp, s.waitedMillis / 1000.0, s.longestWaitMillis / 1000.0,
-                s.category.label(), s.learnedCeiling == LearnedLimit.NONE ? "none" : s.learnedCeiling + " per " + DecisionLine.duration(s.windowMillis),
+                s.category.label(), s.learnedCeiling().isPresent() ? s.learnedCeiling().getAsInt() + " per " + DecisionLine.duration(s.windowMillis) : "none",
                 s.pacePerSecond > 0 ? String.format(Locale.ROOT, "%.1f/min", s.pacePerMinute()) : "none", s.holds, s.heldRequests);
     }
 
@@ -73,13 +72,13 @@ public final class ExitReport {
             number(json, "sleptMillis", s.waitedMillis);
             number(json, "longestSleepMillis", s.longestWaitMillis);
             field(json, "category", s.category.label(), false);
-            json.append(", \"medianRatio\": ").append(Double.isNaN(s.medianRatio) ? "null" : String.format(Locale.ROOT, "%.4f", s.medianRatio));
-            json.append(", \"learnedCeiling\": ").append(s.learnedCeiling == LearnedLimit.NONE ? "null" : Integer.toString(s.learnedCeiling));
+            json.append(", \"medianRatio\": ").append(s.medianRatio().isPresent() ? String.format(Locale.ROOT, "%.4f", s.medianRatio().getAsDouble()) : "null");
+            json.append(", \"learnedCeiling\": ").append(s.learnedCeiling().isPresent() ? Integer.toString(s.learnedCeiling().getAsInt()) : "null");
             number(json, "windowMillis", s.windowMillis);
             json.append(", \"pacePerMinute\": ").append(s.pacePerSecond > 0 ? String.format(Locale.ROOT, "%.2f", s.pacePerMinute()) : "null");
             number(json, "holds", s.holds);
             number(json, "heldRequests", s.heldRequests);
-            json.append(", \"holdUntil\": ").append(s.holdUntilMillis == Long.MIN_VALUE ? "null" : "\"" + Instant.ofEpochMilli(s.holdUntilMillis) + "\"");
+            json.append(", \"holdUntil\": ").append(s.holdUntil().isPresent() ? "\"" + Instant.ofEpochMilli(s.holdUntil().getAsLong()) + "\"" : "null");
             json.append('}');
         }
         return json.append(snapshots.isEmpty() ? "]\n}\n" : "\n  ]\n}\n").toString();

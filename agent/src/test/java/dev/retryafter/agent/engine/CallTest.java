@@ -356,6 +356,88 @@ class CallTest {
         assertTrue(engine.hosts().iterator().next().permits().isIdle());
     }
 
+    /**
+     * Issue 9, item 5: 5,000 asynchronous turns queued on one permit, each of whose continuations
+     * ends its attempt at once, as a client that fails synchronously does. Handed over by recursion,
+     * the stack overflowed, futures stayed pending for ever and the host stayed blocked.
+     */
+    @Test
+    void thousandsOfTurnsWhoseContinuationsEndAtOnceAllComplete() throws Exception {
+        VirtualClock clock = new VirtualClock();
+        VirtualScheduler scheduler = new VirtualScheduler(clock);
+        RetryEngine engine = RetryEngine.builder().clock(clock).delays(scheduler)
+                .policies(PolicyLookup.everyHost(Policy.builder().maxConcurrency(1).build())).build();
+        Call holder = engine.open("portal.example", 443, true);
+        holder.turn().join();
+        int turns = 5_000;
+        List<CompletableFuture<Void>> ended = new ArrayList<>();
+        for (int i = 0; i < turns; i++) {
+            Call call = engine.open("portal.example", 443, true);
+            ended.add(call.turn().whenComplete((went, failure) -> call.endAttempt()));
+        }
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        // A thread with a pool thread's modest stack: recursion 5,000 hand-overs deep does not fit in it.
+        Thread releaser = new Thread(null, () -> {
+            try {
+                holder.endAttempt();
+                scheduler.run(Long.MAX_VALUE);
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        }, "releaser", 512 * 1024);
+        releaser.start();
+        releaser.join();
+        assertNull(thrown.get());
+        long pending = ended.stream().filter(f -> !f.isDone()).count();
+        long failed = ended.stream().filter(CompletableFuture::isCompletedExceptionally).count();
+        assertEquals(0, pending, "turns pending for ever");
+        assertEquals(0, failed, "turns failed");
+        assertTrue(holder.host().permits().isIdle(), "the host is not blocked");
+        Call later = engine.open("portal.example", 443, true);
+        assertTrue(later.turn().isDone(), "a later call goes at once");
+        later.endAttempt();
+    }
+
+    /**
+     * Issue 9, item 9: a turn never completes normally once abandon() gave its permit back. The
+     * clock abandons the call on its k-th reading after the turn began, so abandon() lands at each
+     * point of the turn in turn, the points a racing thread could hit.
+     */
+    @Test
+    void aTurnAbandonedAtAnyPointNeverGoesWithoutItsPermit() {
+        for (int k = 1; k <= 8; k++) {
+            VirtualClock time = new VirtualClock();
+            AtomicInteger readsLeft = new AtomicInteger(Integer.MAX_VALUE);
+            AtomicReference<Call> toAbandon = new AtomicReference<>();
+            Clock clock = () -> {
+                if (readsLeft.decrementAndGet() == 0) {
+                    toAbandon.get().abandon();
+                }
+                return time.millis();
+            };
+            VirtualScheduler scheduler = new VirtualScheduler(time);
+            RetryEngine engine = RetryEngine.builder().clock(clock).delays(scheduler)
+                    .policies(PolicyLookup.everyHost(Policy.builder().maxConcurrency(1).startRatePerSecond(1).build())).build();
+            Call first = engine.open("portal.example", 443, true);
+            first.turn().join();
+            first.endAttempt();
+            Call call = engine.open("portal.example", 443, true); // paced: waits a second for its slot
+            toAbandon.set(call);
+            readsLeft.set(k);
+            CompletableFuture<Void> turn = call.turn();
+            scheduler.run(Long.MAX_VALUE);
+            assertTrue(turn.isDone(), "k=" + k);
+            HostState host = engine.hosts().iterator().next();
+            if (turn.isCompletedExceptionally()) {
+                assertTrue(host.permits().isIdle(), "k=" + k + ": failed, and the permit went back");
+            } else {
+                assertEquals(1, host.permits().inUse(), "k=" + k + ": went, so it must still hold its permit");
+                call.endAttempt();
+                assertTrue(host.permits().isIdle());
+            }
+        }
+    }
+
     /** What a future failed with, unwrapped; fails the test if it did not fail. */
     static Throwable failureOf(CompletableFuture<?> future) {
         try {

@@ -34,7 +34,7 @@ class CategoryScenariosTest {
         int streaks = 0;
         while (f.listener.changes.size() == 0 || f.category() != expected) {
             PortalRun.fetch(f.engine, f.clock, portal, 25);
-            streaks = (int) f.listener.decisions.stream().filter(d -> d.learnedPace() == d.learnedPace()).count();
+            streaks = f.listener.learned.size();
             assertTrue(streaks <= 5, behaviour + " still " + f.category() + " after " + streaks + " streaks");
         }
         assertEquals(expected, f.category());
@@ -64,7 +64,7 @@ class CategoryScenariosTest {
         PortalModel portal = new PortalModel(Behaviour.DRIFTS_TO_CONSTANT, 20, 60_000, 10 * 60_000, 1);
         PortalRun.fetch(f.engine, f.clock, portal, 200); // 10 windows: truthful throughout
         assertEquals(Category.TRUTHFUL, f.category());
-        int decisionsBefore = f.listener.decisions.size();
+        int learnedBefore = f.listener.learned.size();
 
         int fetched = 0;
         long streaksAfterDrift = 0;
@@ -72,8 +72,7 @@ class CategoryScenariosTest {
             PortalRun run = PortalRun.fetch(f.engine, f.clock, portal, 20);
             fetched += run.fetched;
             assertEquals(0, run.heldToApplication, "never held for an hour on a lie");
-            streaksAfterDrift = f.listener.decisions.subList(decisionsBefore, f.listener.decisions.size()).stream()
-                    .filter(d -> d.learnedPace() == d.learnedPace()).count();
+            streaksAfterDrift = f.listener.learned.size() - learnedBefore;
             assertTrue(streaksAfterDrift <= 3, "still " + f.category() + " after " + streaksAfterDrift + " streaks");
         }
         assertTrue(f.listener.changes.stream().anyMatch(CharacterisationChange::isCategoryChange), "a category change is announced");

@@ -35,7 +35,7 @@ class HoldTest {
         assertFalse(call.onResponse(429, Long.toString(remaining)), "the same moment named again: hold, do not sleep");
         call.endAttempt();
         assertEquals(Decision.Outcome.HOLD, call.lastDecision().outcome());
-        assertEquals(recoversAt, call.lastDecision().holdUntilMillis(), 1_000);
+        assertEquals(recoversAt, call.lastDecision().holdUntil().getAsLong(), 1_000);
 
         Call next = f.engine.open("data.kingcounty.gov", 443, true);
         HostHeldException held = assertThrows(HostHeldException.class, next::awaitTurn);

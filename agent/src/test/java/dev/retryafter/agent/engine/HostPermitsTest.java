@@ -14,7 +14,7 @@ class HostPermitsTest {
 
     @Test
     void permitsAreGrantedInArrivalOrder() {
-        HostPermits permits = new HostPermits(1);
+        HostPermits permits = new HostPermits(1, Runnable::run);
         assertTrue(permits.acquire().isDone());
         List<CompletableFuture<Void>> waiters = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -32,7 +32,7 @@ class HostPermitsTest {
 
     @Test
     void aNewcomerQueuesBehindWaitersEvenWhenAPermitIsFree() {
-        HostPermits permits = new HostPermits(1);
+        HostPermits permits = new HostPermits(1, Runnable::run);
         permits.acquire();
         CompletableFuture<Void> first = permits.acquire();
         permits.release();
@@ -42,7 +42,7 @@ class HostPermitsTest {
 
     @Test
     void aCancelledWaiterIsSkipped() {
-        HostPermits permits = new HostPermits(1);
+        HostPermits permits = new HostPermits(1, Runnable::run);
         permits.acquire();
         CompletableFuture<Void> gone = permits.acquire();
         CompletableFuture<Void> next = permits.acquire();
@@ -55,11 +55,11 @@ class HostPermitsTest {
 
     @Test
     void anInterruptedBlockingAcquireLeavesTheQueue() throws Exception {
-        HostPermits permits = new HostPermits(1);
+        HostPermits permits = new HostPermits(1, Runnable::run);
         permits.acquire();
         Thread waiter = new Thread(() -> {
             try {
-                permits.acquireBlocking();
+                permits.await(permits.acquire());
             } catch (InterruptedException expected) {
                 // leaves the queue
             }

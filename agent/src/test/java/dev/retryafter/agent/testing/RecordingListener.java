@@ -5,6 +5,7 @@ import dev.retryafter.agent.engine.Decision;
 import dev.retryafter.agent.engine.DecisionListener;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.HostState;
+import dev.retryafter.agent.engine.Learned;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -15,10 +16,17 @@ public final class RecordingListener implements DecisionListener {
     public final List<Decision> decisions = new CopyOnWriteArrayList<>();
     public final List<CharacterisationChange> changes = new CopyOnWriteArrayList<>();
     public final List<HostHeldException> heldRequests = new CopyOnWriteArrayList<>();
+    /** One for each streak begun: what its first refusal taught. */
+    public final List<Learned> learned = new CopyOnWriteArrayList<>();
 
     @Override
     public void onRefusal(HostState host, Decision decision) {
         decisions.add(decision);
+    }
+
+    @Override
+    public void onLearned(HostState host, Learned what) {
+        learned.add(what);
     }
 
     @Override

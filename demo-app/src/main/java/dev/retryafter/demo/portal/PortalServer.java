@@ -1,5 +1,7 @@
 package dev.retryafter.demo.portal;
 
+import dev.retryafter.demo.scraper.LegacyScraper;
+
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
@@ -21,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class PortalServer implements AutoCloseable {
 
-    public static final String WORKER_HEADER = "X-Scraper-Worker";
+    public static final String WORKER_HEADER = LegacyScraper.WORKER_HEADER;
 
     private final PortalModel model;
     private final HttpServer server;

@@ -1,6 +1,5 @@
 package dev.retryafter.demo.scraper;
 
-import dev.retryafter.demo.portal.PortalServer;
 import org.apache.http.Header;
 import org.apache.http.HttpResponse;
 import org.apache.http.client.ServiceUnavailableRetryStrategy;
@@ -48,7 +47,7 @@ final class Apache4Fetcher implements Fetcher {
     @Override
     public int get(String url, String worker) throws IOException {
         HttpGet get = new HttpGet(url);
-        get.setHeader(PortalServer.WORKER_HEADER, worker);
+        get.setHeader(LegacyScraper.WORKER_HEADER, worker);
         try (CloseableHttpResponse response = client.execute(get)) {
             EntityUtils.consume(response.getEntity());
             return response.getStatusLine().getStatusCode();

@@ -1,6 +1,5 @@
 package dev.retryafter.demo.scraper;
 
-import dev.retryafter.demo.portal.PortalServer;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
@@ -36,7 +35,7 @@ final class Apache5Fetcher implements Fetcher {
     @Override
     public int get(String url, String worker) throws IOException {
         HttpGet get = new HttpGet(url);
-        get.setHeader(PortalServer.WORKER_HEADER, worker);
+        get.setHeader(LegacyScraper.WORKER_HEADER, worker);
         return client.execute(get, response -> {
             EntityUtils.consume(response.getEntity());
             return response.getCode();

@@ -1,7 +1,5 @@
 package dev.retryafter.demo.scraper;
 
-import dev.retryafter.demo.portal.PortalServer;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -28,7 +26,7 @@ final class JdkFetcher implements Fetcher {
     @Override
     public int get(String url, String worker) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(timeout)
-                .header(PortalServer.WORKER_HEADER, worker).GET().build();
+                .header(LegacyScraper.WORKER_HEADER, worker).GET().build();
         if (!async) {
             return client.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
         }

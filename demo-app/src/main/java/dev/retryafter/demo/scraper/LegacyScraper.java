@@ -1,6 +1,8 @@
 package dev.retryafter.demo.scraper;
 
 import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +22,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * Ends with one line the demo and the tests read: see {@link ScraperResult}.
  */
 public final class LegacyScraper {
+
+    /** The header a request names its worker in, for the portal's per-worker counts. */
+    public static final String WORKER_HEADER = "X-Scraper-Worker";
 
     private LegacyScraper() {
     }
@@ -74,9 +79,9 @@ public final class LegacyScraper {
     private static Fetcher fetcher(String client, int pool, Duration timeout) {
         switch (client) {
             case "jdk":
-                return new JdkFetcher(false, timeout);
+                return jdkFetcher(false, timeout);
             case "jdk-async":
-                return new JdkFetcher(true, timeout);
+                return jdkFetcher(true, timeout);
             case "apache5":
                 return new Apache5Fetcher(pool, timeout, false);
             case "apache5-default":
@@ -90,6 +95,22 @@ public final class LegacyScraper {
             default:
                 throw new IllegalArgumentException("unknown client " + client
                         + "; use jdk, jdk-async, apache5, apache5-default, apache4, apache4-literal or apache4-legacy");
+        }
+    }
+
+    /** Built for Java 11 (java.net.http), the rest of the scraper for 8: loaded only when chosen. */
+    private static Fetcher jdkFetcher(boolean async, Duration timeout) {
+        try {
+            Class<?> type = Class.forName("dev.retryafter.demo.scraper.JdkFetcher");
+            Constructor<?> constructor = type.getDeclaredConstructor(boolean.class, Duration.class);
+            return (Fetcher) constructor.newInstance(async, timeout);
+        } catch (UnsupportedClassVersionError e) {
+            throw new IllegalArgumentException("the jdk clients need Java 11 or later; this is Java "
+                    + System.getProperty("java.version"), e);
+        } catch (InvocationTargetException e) {
+            throw new IllegalStateException(e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
         }
     }
 

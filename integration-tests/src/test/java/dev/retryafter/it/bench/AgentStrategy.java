@@ -3,7 +3,6 @@ package dev.retryafter.it.bench;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.Decision;
 import dev.retryafter.agent.engine.HostSnapshot;
-import dev.retryafter.agent.engine.LearnedLimit;
 import dev.retryafter.agent.engine.Policy;
 import dev.retryafter.agent.engine.PolicyLookup;
 import dev.retryafter.agent.engine.RetryEngine;
@@ -59,7 +58,7 @@ final class AgentStrategy implements Strategy {
     @Override
     public Learned learned() {
         HostSnapshot host = engine.hosts().iterator().next().snapshot(clock.millis());
-        return new Learned(host.category.label(), host.learnedCeiling == LearnedLimit.NONE ? -1 : host.learnedCeiling,
+        return new Learned(host.category.label(), host.learnedCeiling().orElse(-1),
                 host.pacePerMinute(), longestDecidedWaitMillis);
     }
 

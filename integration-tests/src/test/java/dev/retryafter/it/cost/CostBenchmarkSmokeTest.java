@@ -26,7 +26,7 @@ class CostBenchmarkSmokeTest {
     private static CostReport report;
 
     @BeforeAll
-    @Timeout(value = 300, unit = TimeUnit.SECONDS) // a hang, not slowness: CI runs it beside other tests on two cores
+    @Timeout(value = 900, unit = TimeUnit.SECONDS) // a hang, not slowness: CI runs it beside other tests on two cores, on five JDKs
     static void runTheSmokeBenchmark() throws Exception {
         // -Dtest selects this class in the agent-attached execution too, where it would only run again:
         // the agent in the test JVM plays no part in a benchmark of child JVMs.
@@ -61,15 +61,17 @@ class CostBenchmarkSmokeTest {
     }
 
     @Test
-    void startUpIsMeasuredOnEveryInstalledJdkAndTakesUnderTwentySeconds() {
-        assertEquals(settings.startUpJdks().size() * settings.startUpClients().size(), report.startUp().size());
+    void startUpIsMeasuredOnEveryInstalledJdk() {
+        assertEquals(settings.startUpJdks().stream().mapToInt(jdk -> StartUp.clientsOn(settings, jdk).size()).sum(),
+                report.startUp().size());
         assertAll(report.startUp().stream().map(cell -> () -> {
             String row = cell.client() + " on " + cell.jdk();
             assertEquals(cell.jdk().isAvailable(), cell.measured(), row + " measured");
             for (StartUp.Run run : concat(cell.without(), cell.with())) {
                 assertTrue(run.toMainMillis() >= 0 && run.toMainMillis() <= run.toFirstResponseMillis(), row + ": " + run);
-                assertTrue(run.toFirstResponseMillis() > 0 && run.toFirstResponseMillis() < 20_000, row + ": " + run);
-                assertTrue(run.wallMillis() > 0 && run.wallMillis() < 20_000, row + ": " + run);
+                // That it ran, not how fast: a smoke run beside other tests on two cores can take any time.
+                assertTrue(run.toFirstResponseMillis() > 0, row + ": " + run);
+                assertTrue(run.wallMillis() > 0, row + ": " + run);
             }
         }));
         // A JDK that is missing had its rows marked; the test then says so by being skipped, loudly.

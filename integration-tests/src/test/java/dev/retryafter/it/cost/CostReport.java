@@ -58,8 +58,14 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
             return "no child ran on it";
         }
         int expected = Integer.parseInt(jdk.name().substring("JAVA_".length()));
-        boolean matches = Runtime.Version.parse(version).feature() == expected;
+        boolean matches = feature(version) == expected;
         return "`" + version + "`" + (matches ? "" : " — **not Java " + expected + "**: set the JDK's home property");
+    }
+
+    /** "17.0.15+6" is 17; Java 8 names itself "1.8.0_504-...". */
+    static int feature(String version) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(?:1\\.)?(\\d+)").matcher(version);
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
     }
 
     private void targets(StringBuilder md) {

@@ -6,23 +6,24 @@ import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuil
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 /**
  * The clients whose cost is measured, as a child JVM uses them: one GET, the body read in full, the
  * status returned. Threadsafe. Each client is a class of its own, so a child JVM loads (and its class
- * path needs) only the one it runs.
+ * path needs) only the one it runs. Java 8 bytecode, for start-up runs on Java 8 (see the pom), but
+ * for the {@link JdkLoopbackClient}, which Java 8 has no {@code java.net.http} for.
  */
 interface LoopbackClient extends AutoCloseable {
 
     String JDK = "jdk";
     String APACHE5 = "apache5";
     String APACHE4 = "apache4";
-    List<String> ALL = List.of(JDK, APACHE5, APACHE4);
+    List<String> ALL = Collections.unmodifiableList(Arrays.asList(JDK, APACHE5, APACHE4));
 
     int get() throws IOException, InterruptedException;
 
@@ -33,7 +34,7 @@ interface LoopbackClient extends AutoCloseable {
     static LoopbackClient open(String name, URI url, int connections) {
         switch (name) {
             case JDK:
-                return new JdkSend(url);
+                return jdk(url);
             case APACHE5:
                 return new Apache5(url, connections);
             case APACHE4:
@@ -50,33 +51,30 @@ interface LoopbackClient extends AutoCloseable {
     static List<String> jarPrefixes(String name) {
         switch (name) {
             case JDK:
-                return List.of();
+                return Collections.emptyList();
             case APACHE5:
-                return List.of("httpclient5", "httpcore5", "slf4j-api");
+                return Arrays.asList("httpclient5", "httpcore5", "slf4j-api");
             case APACHE4:
-                return List.of("httpclient-4", "httpcore-4", "commons-logging", "commons-codec");
+                return Arrays.asList("httpclient-4", "httpcore-4", "commons-logging", "commons-codec");
             default:
                 throw new IllegalArgumentException("unknown client " + name + "; expected one of " + ALL);
         }
     }
 
-    /** {@code HttpClient.send}; HTTP/1.1, since the loopback server speaks nothing else and an h2c upgrade offer per request would be noise. */
-    final class JdkSend implements LoopbackClient {
-        private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        private final HttpRequest request;
+    /** The JVMs that can run {@code name}: java.net.http needs Java 11. */
+    static boolean runsOn(String name, int javaFeature) {
+        return !name.equals(JDK) || javaFeature >= 11;
+    }
 
-        JdkSend(URI url) {
-            request = HttpRequest.newBuilder(url).GET().build();
-        }
-
-        @Override
-        public int get() throws IOException, InterruptedException {
-            return client.send(request, HttpResponse.BodyHandlers.ofByteArray()).statusCode();
-        }
-
-        @Override
-        public void close() {
-            // Java 17's HttpClient has no close(); its threads are daemons and end with the JVM.
+    /** Built for Java 11, the rest of these for 8: loaded only when chosen. */
+    static LoopbackClient jdk(URI url) {
+        try {
+            return (LoopbackClient) Class.forName("dev.retryafter.it.cost.JdkLoopbackClient")
+                    .getDeclaredConstructor(URI.class).newInstance(url);
+        } catch (InvocationTargetException e) {
+            throw new IllegalStateException(e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -56,7 +56,7 @@ final class StartUp {
             if (!available) {
                 CostBenchmark.loud(jdk + " NOT FOUND at " + jdk.java() + ": its start-up rows are marked JDK missing");
             }
-            for (String client : settings.startUpClients()) {
+            for (String client : clientsOn(settings, jdk)) {
                 Cell cell = new Cell(jdk, client, new ArrayList<>(), new ArrayList<>());
                 cells.add(cell);
                 if (available) {
@@ -65,6 +65,16 @@ final class StartUp {
             }
         }
         return cells;
+    }
+
+    /**
+     * The chosen clients that run on {@code jdk}; Apache 4 where none does (Java 8, when only
+     * java.net.http is chosen), so that every JDK has its start-up row.
+     */
+    static List<String> clientsOn(CostSettings settings, Jdk jdk) {
+        List<String> clients = settings.startUpClients().stream()
+                .filter(client -> LoopbackClient.runsOn(client, jdk.feature())).toList();
+        return clients.isEmpty() ? List.of(LoopbackClient.APACHE4) : clients;
     }
 
     private static void measure(CostSettings settings, Snapshot snapshot, URI server, Cell cell)

@@ -10,15 +10,30 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
-/** Starts a real JVM, on a chosen JDK, with or without the built agent, and collects what it printed. */
+/**
+ * Starts a real JVM, on a chosen JDK, with or without the built agent, and collects what it printed.
+ *
+ * <p>At most {@link #AT_ONCE} test threads have child JVMs running at a time, whatever the test
+ * parallelism: five JDKs multiply the children, and more JVMs than the cores can carry make every
+ * wait a test measures longer. A thread's further children (a server and its clients) share its turn,
+ * so a thread never waits on itself.
+ */
 public final class ChildJvm {
 
     private static final AtomicLong RUNS = new AtomicLong();
+
+    /** {@code -Dchild.jvms=N}; by default two per processor: children mostly wait out refusals. */
+    public static final int AT_ONCE = Integer.getInteger("child.jvms", 2 * Runtime.getRuntime().availableProcessors());
+    private static final Semaphore TURNS = new Semaphore(AT_ONCE, true);
+    /** Children of this thread still running; the turn is taken at the first and given back after the last. */
+    private static final ThreadLocal<AtomicInteger> RUNNING = ThreadLocal.withInitial(AtomicInteger::new);
 
     private final Jdk jdk;
     private final List<String> jvmArgs = new ArrayList<>();
@@ -105,8 +120,42 @@ public final class ChildJvm {
         Files.write(dir.resolve("command.txt"), String.join(" ", command).getBytes(StandardCharsets.UTF_8));
         ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
                 .redirectOutput(out.toFile()).redirectError(err.toFile());
+        builder.environment().putAll(jdk.environment());
         builder.environment().putAll(environment);
-        return new Running(builder.start(), out, err, command);
+        AtomicInteger running = takeTurn();
+        Process process;
+        try {
+            process = builder.start();
+        } catch (IOException | RuntimeException e) {
+            giveBack(running);
+            throw e;
+        }
+        process.onExit().thenRun(() -> giveBack(running));
+        return new Running(process, out, err, command);
+    }
+
+    private static AtomicInteger takeTurn() throws IOException {
+        AtomicInteger running = RUNNING.get();
+        if (running.getAndIncrement() == 0) {
+            try {
+                // Bounded, so a child some test leaked running can slow the suite but never stop it.
+                // (One more turn exists from then on: the suite is already failing.)
+                if (!TURNS.tryAcquire(10, TimeUnit.MINUTES)) {
+                    System.err.println("ChildJvm: no turn free in 10 minutes, a child JVM leaked? Starting anyway");
+                }
+            } catch (InterruptedException e) {
+                running.decrementAndGet();
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted waiting for a turn to start a child JVM");
+            }
+        }
+        return running;
+    }
+
+    private static void giveBack(AtomicInteger running) {
+        if (running.decrementAndGet() == 0) {
+            TURNS.release();
+        }
     }
 
     /** A child JVM still running. */

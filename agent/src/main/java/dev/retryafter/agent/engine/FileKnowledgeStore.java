@@ -1,0 +1,191 @@
+package dev.retryafter.agent.engine;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+
+/**
+ * Knowledge kept in memory, read from a state file at start and written back to it ({@link #save()}),
+ * so a restarted scraper starts from what the last one learned. Operations run on the memory alone;
+ * only {@link #save()} touches the file, writing it whole and renaming it into place.
+ *
+ * <p>At start, a file that cannot be read (torn, edited, foreign, a newer format) is set aside under a
+ * new name with one warning, and the store starts cold; it never fails the application. A host's
+ * entry older than {@code maxAgeMillis} that owes nothing is ignored. A learned pace restarts from
+ * the moment of loading, at headroom of the rate that was refused, and probes up as usual; a streak
+ * left open by the last run is dropped, since its recovery can no longer be measured.
+ */
+public final class FileKnowledgeStore implements KnowledgeStore {
+
+    private final InMemoryKnowledgeStore memory = new InMemoryKnowledgeStore();
+    private final Path file;
+    private final Clock clock;
+    private final long maxAgeMillis;
+    private final Consumer<String> warnings;
+    private final Object saving = new Object();
+
+    private FileKnowledgeStore(Path file, Clock clock, long maxAgeMillis, Consumer<String> warnings) {
+        this.file = file;
+        this.clock = clock;
+        this.maxAgeMillis = maxAgeMillis;
+        this.warnings = warnings;
+    }
+
+    /**
+     * A store backed by {@code file}, loaded from it if it exists. Moments come from {@code clock},
+     * which must read wall-clock epoch milliseconds (as {@link Clock#system()} does).
+     */
+    public static FileKnowledgeStore open(Path file, Clock clock, long maxAgeMillis, Consumer<String> warnings) {
+        FileKnowledgeStore store = new FileKnowledgeStore(file, clock, maxAgeMillis, warnings);
+        store.load();
+        return store;
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    private void load() {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return; // a first run
+        } catch (IOException e) {
+            warnings.accept("state file " + file + " cannot be read (" + e + "); starting cold");
+            return;
+        }
+        Map<String, HostKnowledge> hosts;
+        try {
+            hosts = KnowledgeFile.read(bytes);
+        } catch (KnowledgeFile.Unreadable e) {
+            setAside(e.getMessage());
+            return;
+        }
+        long now = clock.millis();
+        for (Map.Entry<String, HostKnowledge> host : hosts.entrySet()) {
+            HostKnowledge known = host.getValue();
+            if (isStale(known, now)) {
+                continue;
+            }
+            memory.merge(host.getKey(), restarted(known, now));
+        }
+    }
+
+    /** The file goes out of the way under a name of its own, kept for whoever wants to look at it. */
+    private void setAside(String reason) {
+        Path aside = file.resolveSibling(file.getFileName() + ".unreadable-" + clock.millis());
+        try {
+            Files.move(file, aside);
+            warnings.accept("state file " + file + " cannot be used (" + reason + "); set aside as " + aside + "; starting cold");
+        } catch (IOException e) {
+            warnings.accept("state file " + file + " cannot be used (" + reason + ") nor set aside (" + e + "); starting cold");
+        }
+    }
+
+    /** Writes what is known now, with what the file holds for hosts this JVM does not know, atomically. */
+    public void save() throws IOException {
+        synchronized (saving) { // one writer at a time in this JVM; another JVM's rename simply comes before or after
+            long now = clock.millis();
+            Map<String, HostKnowledge> all = new HashMap<>();
+            try {
+                for (Map.Entry<String, HostKnowledge> theirs : KnowledgeFile.read(Files.readAllBytes(file)).entrySet()) {
+                    all.put(theirs.getKey(), theirs.getValue());
+                }
+            } catch (IOException | KnowledgeFile.Unreadable e) {
+                // nothing there, or nothing usable: what this JVM knows replaces it
+            }
+            for (Map.Entry<String, HostKnowledge> ours : memory.snapshot().entrySet()) {
+                HostKnowledge theirs = all.get(ours.getKey());
+                all.put(ours.getKey(), theirs == null ? ours.getValue() : theirs.mergedWith(ours.getValue()));
+            }
+            all.values().removeIf(known -> isStale(known, now));
+            KnowledgeFile.replace(file, KnowledgeFile.write(all, now));
+        }
+    }
+
+    private boolean isStale(HostKnowledge known, long now) {
+        return known.owesNothingAt(now) && lastEvidence(known) < now - maxAgeMillis;
+    }
+
+    /** The latest moment the host showed anything: a pace learned, a streak, a category change. */
+    private static long lastEvidence(HostKnowledge known) {
+        long latest = Math.max(known.paceLearnedAtMillis, known.costsSinceMillis);
+        if (known.streak != null) {
+            latest = Math.max(latest, known.streak.lastRefusedSentMillis());
+        }
+        for (FinishedStreak s : known.streaks) {
+            latest = Math.max(latest, s.startedAtMillis() + s.recoveredByMillis());
+        }
+        return latest;
+    }
+
+    private static HostKnowledge restarted(HostKnowledge known, long now) {
+        PaceSchedule pace = known.pace == null ? null
+                : new PaceSchedule(known.pace.refusedRatePerSecond(), now, known.pace.cycleMillis());
+        return new HostKnowledge(known.notBeforeMillis, known.nextSlotMillis, known.holdUntilMillis, known.holdReason, pace,
+                known.paceLearnedAtMillis, known.learnedCeiling, null, known.streaks, known.costsSinceMillis);
+    }
+
+    @Override
+    public HostKnowledge read(String host) {
+        return memory.read(host);
+    }
+
+    @Override
+    public long reserveSlot(String host, long now, long intervalMillis, long maxWaitMillis) {
+        return memory.reserveSlot(host, now, intervalMillis, maxWaitMillis);
+    }
+
+    @Override
+    public void imposeNotBefore(String host, long moment) {
+        memory.imposeNotBefore(host, moment);
+    }
+
+    @Override
+    public void holdUntil(String host, long moment, String reason) {
+        memory.holdUntil(host, moment, reason);
+    }
+
+    @Override
+    public OpenStreak recordRefusal(String host, long now, long sentAt, OptionalLong headerMillis, boolean whilePaced) {
+        return memory.recordRefusal(host, now, sentAt, headerMillis, whilePaced);
+    }
+
+    @Override
+    public Optional<StreakEnd> recordRecovery(String host, long sentAt) {
+        return memory.recordRecovery(host, sentAt);
+    }
+
+    @Override
+    public void learn(String host, long learnedAt, Optional<PaceSchedule> pace, OptionalInt ceiling) {
+        memory.learn(host, learnedAt, pace, ceiling);
+    }
+
+    @Override
+    public void forgetCostsBefore(String host, long moment) {
+        memory.forgetCostsBefore(host, moment);
+    }
+
+    @Override
+    public void merge(String host, HostKnowledge known) {
+        memory.merge(host, known);
+    }
+
+    @Override
+    public Map<String, HostKnowledge> snapshot() {
+        return memory.snapshot();
+    }
+
+    @Override
+    public void forget(String host) {
+        memory.forget(host);
+    }
+}

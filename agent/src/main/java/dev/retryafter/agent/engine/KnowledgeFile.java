@@ -1,0 +1,275 @@
+package dev.retryafter.agent.engine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.zip.CRC32;
+
+/**
+ * The state file's format: {@link Properties}, parsed by the JDK, one group of keys per host, every
+ * moment an ISO-8601 instant (wall-clock time survives a restart; a monotonic clock does not). A
+ * checksum over every other line tells a torn or edited file from a whole one; a {@code format}
+ * and {@code version} line tell a foreign or newer file from ours.
+ * <pre>
+ * format = retry-after-agent state
+ * version = 1
+ * hosts = 1
+ * host.0.key = portal.example:443
+ * host.0.not-before = 2026-12-01T10:15:30.120Z
+ * host.0.pace.refused-rate = 0.5
+ * ...
+ * checksum = 5d41402a
+ * </pre>
+ */
+final class KnowledgeFile {
+
+    static final String FORMAT = "retry-after-agent state";
+
+    private KnowledgeFile() {
+    }
+
+    /** Why a file was not read. */
+    static final class Unreadable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Unreadable(String message) {
+            super(message);
+        }
+
+        Unreadable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    static byte[] write(Map<String, HostKnowledge> hosts, long writtenAt) {
+        Map<String, String> lines = new TreeMap<>();
+        lines.put("format", FORMAT);
+        lines.put("version", Integer.toString(HostKnowledge.VERSION));
+        lines.put("written-at", instant(writtenAt));
+        lines.put("hosts", Integer.toString(hosts.size()));
+        int n = 0;
+        for (Map.Entry<String, HostKnowledge> host : new TreeMap<>(hosts).entrySet()) {
+            put(lines, "host." + n++ + ".", host.getKey(), host.getValue());
+        }
+        lines.put("checksum", checksum(lines));
+        Properties properties = new Properties();
+        properties.putAll(lines);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(256 + 400 * hosts.size());
+        try {
+            // ISO-8859-1 with \\u escapes, by the JDK's own rules: any reader of properties reads it back.
+            properties.store(out, "retry-after-agent: what each portal has shown; written whole, then renamed into place");
+        } catch (IOException e) {
+            throw new IllegalStateException("writing to memory cannot fail", e);
+        }
+        return out.toByteArray();
+    }
+
+    static Map<String, HostKnowledge> read(byte[] bytes) throws Unreadable {
+        Properties properties = new Properties();
+        try (InputStream in = new java.io.ByteArrayInputStream(bytes)) {
+            properties.load(in);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new Unreadable("not a properties file: " + e.getMessage(), e);
+        }
+        Map<String, String> lines = new TreeMap<>();
+        for (String name : properties.stringPropertyNames()) {
+            lines.put(name, properties.getProperty(name));
+        }
+        if (!FORMAT.equals(lines.get("format"))) {
+            throw new Unreadable("not a retry-after-agent state file");
+        }
+        String version = lines.get("version");
+        if (!Integer.toString(HostKnowledge.VERSION).equals(version)) {
+            throw new Unreadable("format version " + version + ", this agent reads version " + HostKnowledge.VERSION);
+        }
+        String expected = lines.remove("checksum");
+        if (expected == null || !expected.equals(checksum(lines))) {
+            throw new Unreadable("checksum does not match: the file is torn or was edited");
+        }
+        try {
+            int count = Integer.parseInt(required(lines, "hosts"));
+            Map<String, HostKnowledge> hosts = new LinkedHashMap<>();
+            for (int n = 0; n < count; n++) {
+                String prefix = "host." + n + ".";
+                hosts.put(required(lines, prefix + "key"), knowledge(lines, prefix));
+            }
+            return hosts;
+        } catch (RuntimeException e) {
+            throw new Unreadable("malformed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Replaces {@code target} with {@code bytes} atomically: written whole to a temporary file beside
+     * it, forced to disk, then renamed over it. A reader, another JVM, or a crash at any moment sees
+     * the old file or the new one, never part of one.
+     */
+    static void replace(Path target, byte[] bytes) throws IOException {
+        Path parent = target.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Path temporary = Files.createTempFile(parent, "." + target.getFileName() + ".", ".tmp");
+        try {
+            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE);
+                 OutputStream out = java.nio.channels.Channels.newOutputStream(channel)) {
+                out.write(bytes);
+                out.flush();
+                channel.force(true);
+            }
+            try {
+                Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException("the file system cannot rename atomically in " + parent, e);
+            }
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
+    }
+
+    private static void put(Map<String, String> lines, String prefix, String key, HostKnowledge k) {
+        lines.put(prefix + "key", key);
+        moment(lines, prefix + "not-before", k.notBeforeMillis);
+        moment(lines, prefix + "next-slot", k.nextSlotMillis);
+        moment(lines, prefix + "hold-until", k.holdUntilMillis);
+        if (k.holdReason != null) {
+            lines.put(prefix + "hold-reason", k.holdReason);
+        }
+        if (k.pace != null) {
+            lines.put(prefix + "pace.refused-rate", Double.toString(k.pace.refusedRatePerSecond()));
+            lines.put(prefix + "pace.epoch", instant(k.pace.epochMillis()));
+            lines.put(prefix + "pace.cycle-ms", Long.toString(k.pace.cycleMillis()));
+        }
+        moment(lines, prefix + "pace.learned-at", k.paceLearnedAtMillis);
+        if (k.learnedCeiling != HostKnowledge.NO_CEILING) {
+            lines.put(prefix + "ceiling", Integer.toString(k.learnedCeiling));
+        }
+        moment(lines, prefix + "costs-since", k.costsSinceMillis);
+        if (k.streak != null) {
+            OpenStreak s = k.streak;
+            lines.put(prefix + "open.started-at", instant(s.startedAtMillis()));
+            header(lines, prefix + "open.header-ms", s.rawHeaderMillis());
+            lines.put(prefix + "open.last-refused-sent", instant(s.lastRefusedSentMillis()));
+            lines.put(prefix + "open.refusals", Integer.toString(s.refusals()));
+            lines.put(prefix + "open.while-paced", Boolean.toString(s.whilePaced()));
+        }
+        lines.put(prefix + "streaks", Integer.toString(k.streaks.size()));
+        for (int i = 0; i < k.streaks.size(); i++) {
+            FinishedStreak s = k.streaks.get(i);
+            String p = prefix + "streak." + i + ".";
+            lines.put(p + "started-at", instant(s.startedAtMillis()));
+            header(lines, p + "header-ms", s.rawHeaderMillis());
+            lines.put(p + "last-refused-after-ms", Long.toString(s.lastRefusedAfterMillis()));
+            lines.put(p + "recovered-by-ms", Long.toString(s.recoveredByMillis()));
+            lines.put(p + "while-paced", Boolean.toString(s.whilePaced()));
+        }
+    }
+
+    private static HostKnowledge knowledge(Map<String, String> lines, String prefix) {
+        PaceSchedule pace = null;
+        if (lines.containsKey(prefix + "pace.refused-rate")) {
+            pace = new PaceSchedule(Double.parseDouble(lines.get(prefix + "pace.refused-rate")),
+                    millis(required(lines, prefix + "pace.epoch")), Long.parseLong(required(lines, prefix + "pace.cycle-ms")));
+        }
+        OpenStreak open = null;
+        if (lines.containsKey(prefix + "open.started-at")) {
+            int refusals = Integer.parseInt(required(lines, prefix + "open.refusals"));
+            if (refusals < 1) {
+                throw new IllegalArgumentException(prefix + "open.refusals must be at least 1");
+            }
+            open = new OpenStreak(millis(lines.get(prefix + "open.started-at")), header(lines, prefix + "open.header-ms"),
+                    millis(required(lines, prefix + "open.last-refused-sent")), refusals,
+                    Boolean.parseBoolean(required(lines, prefix + "open.while-paced")));
+        }
+        int count = Integer.parseInt(required(lines, prefix + "streaks"));
+        if (count < 0 || count > HostKnowledge.MAX_STREAKS) {
+            throw new IllegalArgumentException(prefix + "streaks must be 0 to " + HostKnowledge.MAX_STREAKS);
+        }
+        List<FinishedStreak> streaks = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String p = prefix + "streak." + i + ".";
+            long headerMillis = header(lines, p + "header-ms");
+            streaks.add(FinishedStreak.of(millis(required(lines, p + "started-at")),
+                    headerMillis == ObservationWindow.NO_HEADER ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(headerMillis),
+                    Long.parseLong(required(lines, p + "last-refused-after-ms")), Long.parseLong(required(lines, p + "recovered-by-ms")),
+                    Boolean.parseBoolean(required(lines, p + "while-paced"))));
+        }
+        String ceiling = lines.get(prefix + "ceiling");
+        return new HostKnowledge(moment(lines, prefix + "not-before"), moment(lines, prefix + "next-slot"),
+                moment(lines, prefix + "hold-until"), lines.get(prefix + "hold-reason"), pace, moment(lines, prefix + "pace.learned-at"),
+                ceiling == null ? HostKnowledge.NO_CEILING : Math.max(0, Integer.parseInt(ceiling)), open,
+                Collections.unmodifiableList(streaks), moment(lines, prefix + "costs-since"));
+    }
+
+    private static void moment(Map<String, String> lines, String key, long millis) {
+        if (millis != HostKnowledge.NO_MOMENT) {
+            lines.put(key, instant(millis));
+        }
+    }
+
+    private static long moment(Map<String, String> lines, String key) {
+        String text = lines.get(key);
+        return text == null ? HostKnowledge.NO_MOMENT : millis(text);
+    }
+
+    private static void header(Map<String, String> lines, String key, long headerMillis) {
+        if (headerMillis != ObservationWindow.NO_HEADER) {
+            lines.put(key, Long.toString(headerMillis));
+        }
+    }
+
+    private static long header(Map<String, String> lines, String key) {
+        String text = lines.get(key);
+        if (text == null) {
+            return ObservationWindow.NO_HEADER;
+        }
+        long value = Long.parseLong(text);
+        if (value < 0) {
+            throw new IllegalArgumentException(key + " is negative");
+        }
+        return value;
+    }
+
+    private static String instant(long millis) {
+        return Instant.ofEpochMilli(millis).toString();
+    }
+
+    private static long millis(String text) {
+        return Instant.parse(text).toEpochMilli();
+    }
+
+    private static String required(Map<String, String> lines, String key) {
+        String value = lines.get(key);
+        if (value == null) {
+            throw new IllegalArgumentException(key + " is missing");
+        }
+        return value;
+    }
+
+    /** CRC-32 of every key and value but the checksum's own, in key order. */
+    private static String checksum(Map<String, String> lines) {
+        CRC32 crc = new CRC32();
+        for (Map.Entry<String, String> line : lines.entrySet()) {
+            if (!line.getKey().equals("checksum")) {
+                crc.update((line.getKey() + '=' + line.getValue() + '\n').getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        return Long.toHexString(crc.getValue());
+    }
+}

@@ -1,0 +1,94 @@
+package dev.retryafter.agent.engine;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * Where what the agent knows of each portal lives ({@link HostKnowledge}), as operations rather than
+ * objects, so that several threads, or several JVMs sharing one store, can run them at once. Each
+ * operation is atomic for its host and merge-safe: a moment only moves later, a pace is replaced only
+ * by one learned later, finished streaks are a bounded append. A store keeps no clock: every moment
+ * comes in as an argument, epoch milliseconds. Hosts are named by "host:port".
+ *
+ * <p>Per-JVM mechanics (permits, calls in flight, counters) are never in a store: see {@link HostState}.
+ * Every implementation must pass the contract suite ({@code KnowledgeStoreContract} in the tests).
+ */
+public interface KnowledgeStore {
+
+    /** What is known of {@code host}; {@link HostKnowledge#NONE} for a host never written. */
+    HostKnowledge read(String host);
+
+    /**
+     * Books the next moment to send to {@code host}: no sooner than {@code now}, the end of the last
+     * booking or the not-before moment, and no later than {@code now + maxWaitMillis}; the booking
+     * after it starts {@code intervalMillis} after it. Returns how long to wait for it (0: go now).
+     */
+    long reserveSlot(String host, long now, long intervalMillis, long maxWaitMillis);
+
+    /** No request to {@code host} before {@code moment}: the later of this and any earlier one stands. */
+    void imposeNotBefore(String host, long moment);
+
+    /** Holds {@code host} until {@code moment}, which also bars every request until then; the later hold stands. */
+    void holdUntil(String host, long moment, String reason);
+
+    /**
+     * A refusal at {@code now} of a request sent at {@code sentAt}: opens a streak if none is open
+     * (with this header and pacing), else counts it into the open one. Returns the streak as it stands.
+     */
+    OpenStreak recordRefusal(String host, long now, long sentAt, OptionalLong headerMillis, boolean whilePaced);
+
+    /**
+     * A response let through, to a request sent at {@code sentAt}: if it went out after the open
+     * streak began, the streak is over and joins the finished ones (the oldest drops out past
+     * {@link HostKnowledge#MAX_STREAKS}). Returns the knowledge before and after; empty if no streak ended.
+     */
+    Optional<StreakEnd> recordRecovery(String host, long sentAt);
+
+    /**
+     * What a refusal taught at {@code learnedAt}: a pace (none: the current one stands) and a ceiling
+     * (none: the current one stands). Kept unless something learned later is known.
+     */
+    void learn(String host, long learnedAt, Optional<PaceSchedule> pace, OptionalInt ceiling);
+
+    /** Refusal costs of streaks begun before {@code moment} no longer count: the category changed then. */
+    void forgetCostsBefore(String host, long moment);
+
+    /** Merges {@code known} into what the store has: as if every operation that made it were run again. */
+    void merge(String host, HostKnowledge known);
+
+    /** Every host the store knows, and what it knows: for a state file or a report. */
+    Map<String, HostKnowledge> snapshot();
+
+    /**
+     * This JVM no longer tracks {@code host} and owes it nothing. A store in memory drops it to stay
+     * bounded; a shared or persistent one may keep it.
+     */
+    void forget(String host);
+
+    /** A streak that ended, with the knowledge before and after. */
+    final class StreakEnd {
+        private final FinishedStreak streak;
+        private final HostKnowledge before;
+        private final HostKnowledge after;
+
+        public StreakEnd(FinishedStreak streak, HostKnowledge before, HostKnowledge after) {
+            this.streak = streak;
+            this.before = before;
+            this.after = after;
+        }
+
+        public FinishedStreak streak() {
+            return streak;
+        }
+
+        public HostKnowledge before() {
+            return before;
+        }
+
+        public HostKnowledge after() {
+            return after;
+        }
+    }
+}

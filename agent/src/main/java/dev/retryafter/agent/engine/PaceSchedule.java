@@ -1,0 +1,72 @@
+package dev.retryafter.agent.engine;
+
+import java.io.Serializable;
+
+/**
+ * Where a host's pace curve stands: the rate that was refused, when the curve restarted from it,
+ * and how long a cycle back to it lasts. The rate at any moment follows from these and the policy's
+ * headroom ({@link AdaptivePace}). An immutable value: part of {@link HostKnowledge}.
+ */
+public final class PaceSchedule implements Serializable {
+
+    private static final long serialVersionUID = HostKnowledge.VERSION;
+
+    private final double refusedRatePerSecond;
+    private final long epochMillis;
+    private final long cycleMillis;
+
+    public PaceSchedule(double refusedRatePerSecond, long epochMillis, long cycleMillis) {
+        if (!(refusedRatePerSecond > 0) || Double.isInfinite(refusedRatePerSecond) || cycleMillis <= 0) {
+            throw new IllegalArgumentException("a pace needs a positive refused rate and cycle");
+        }
+        this.refusedRatePerSecond = refusedRatePerSecond;
+        this.epochMillis = epochMillis;
+        this.cycleMillis = cycleMillis;
+    }
+
+    /** The rate the host refused, in requests per second. */
+    public double refusedRatePerSecond() {
+        return refusedRatePerSecond;
+    }
+
+    /** When the curve (re)started from the refused rate. */
+    public long epochMillis() {
+        return epochMillis;
+    }
+
+    /** How long after {@link #epochMillis()} the curve is back at the refused rate. */
+    public long cycleMillis() {
+        return cycleMillis;
+    }
+
+    /** Requests per second at {@code now}. */
+    public double rate(long now, double headroom) {
+        return rateAt(refusedRatePerSecond, epochMillis, cycleMillis, headroom, now);
+    }
+
+    /** The cubic curve: one formula for the value and the working copy in {@link AdaptivePace}. */
+    static double rateAt(double refusedRate, long epochMillis, long cycleMillis, double headroom, long now) {
+        double x = Math.min((now - epochMillis) / (double) cycleMillis - 1, AdaptivePace.MAX_PROBE);
+        return refusedRate * (1 + (1 - headroom) * x * x * x);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof PaceSchedule)) {
+            return false;
+        }
+        PaceSchedule other = (PaceSchedule) o;
+        return Double.compare(refusedRatePerSecond, other.refusedRatePerSecond) == 0 && epochMillis == other.epochMillis
+                && cycleMillis == other.cycleMillis;
+    }
+
+    @Override
+    public int hashCode() {
+        return Double.hashCode(refusedRatePerSecond) * 31 * 31 + Long.hashCode(epochMillis) * 31 + Long.hashCode(cycleMillis);
+    }
+
+    @Override
+    public String toString() {
+        return "PaceSchedule[refused " + refusedRatePerSecond + "/s from " + epochMillis + ", cycle " + cycleMillis + "ms]";
+    }
+}

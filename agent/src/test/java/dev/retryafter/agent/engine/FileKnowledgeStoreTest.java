@@ -1,0 +1,237 @@
+package dev.retryafter.agent.engine;
+
+import dev.retryafter.agent.testing.VirtualClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The file store keeps the store contract, and survives a restart, a bad file and a second writer. */
+class FileKnowledgeStoreTest extends KnowledgeStoreContract {
+
+    private static final long DAY = 86_400_000L;
+    private static final long WEEK = 7 * DAY;
+
+    private final Path directory;
+    private final VirtualClock clock = new VirtualClock(T);
+    private final List<String> warnings = new CopyOnWriteArrayList<>();
+
+    FileKnowledgeStoreTest() throws IOException {
+        directory = Files.createTempDirectory("state-file-test");
+    }
+
+    @AfterEach
+    void removeFiles() throws IOException {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
+            for (Path file : files) {
+                Files.delete(file);
+            }
+        }
+        Files.delete(directory);
+    }
+
+    @Override
+    protected KnowledgeStore newStore() {
+        return open(directory.resolve("state-" + System.nanoTime() + ".properties"));
+    }
+
+    private FileKnowledgeStore open(Path file) {
+        return FileKnowledgeStore.open(file, clock, WEEK, warnings::add);
+    }
+
+    private Path stateFile() {
+        return directory.resolve("state.properties");
+    }
+
+    @Test
+    void whatOneRunLearnedTheNextRunKnows() throws Exception {
+        FileKnowledgeStore first = open(stateFile());
+        first.imposeNotBefore(HOST, T + 60_000);
+        first.holdUntil(OTHER, T + 3_600_000, "Retry-After named a moment 3600s away, beyond max-sleep 300s, twice");
+        first.learn(HOST, T, Optional.of(new PaceSchedule(0.5, T - 600_000, 200_000)), OptionalInt.of(30));
+        for (int i = 0; i < 3; i++) {
+            long start = T - 500_000 + i * 100_000L;
+            first.recordRefusal(HOST, start, start, i == 0 ? OptionalLong.empty() : OptionalLong.of(20_000), i == 2);
+            first.recordRecovery(HOST, start + 21_000);
+        }
+        first.recordRefusal(HOST, T - 10, T - 10, OptionalLong.of(5_000), true); // open at exit
+        first.save();
+        assertTrue(warnings.isEmpty(), warnings::toString);
+
+        clock.set(T + 30_000); // the scraper runs again half a minute later
+        FileKnowledgeStore second = open(stateFile());
+        assertTrue(warnings.isEmpty(), warnings::toString);
+        HostKnowledge host = second.read(HOST);
+        HostKnowledge before = first.read(HOST);
+        assertEquals(before.notBefore(), host.notBefore(), "a wait not yet over is honoured");
+        assertEquals(before.finishedStreaks(), host.finishedStreaks(), "the category evidence is kept");
+        assertEquals(before.characterisation().category(), host.characterisation().category());
+        assertEquals(OptionalInt.of(30), host.learnedCeiling());
+        PaceSchedule pace = host.pace().get();
+        assertEquals(0.5, pace.refusedRatePerSecond(), 0);
+        assertEquals(T + 30_000, pace.epochMillis(), "the pace starts again from now...");
+        assertEquals(0.8 * 0.5, pace.rate(T + 30_000, 0.8), 1e-9, "...at headroom of the refused rate");
+        assertFalse(host.openStreak().isPresent(), "a streak left open cannot be measured any more");
+        assertTrue(second.read(OTHER).isHeldAt(T + 30_000), "a hold not yet over is honoured");
+        assertEquals(first.read(OTHER).holdReason(), second.read(OTHER).holdReason());
+    }
+
+    @Test
+    void knowledgeOlderThanTheMaximumAgeIsIgnoredUnlessSomethingIsStillOwed() throws Exception {
+        FileKnowledgeStore first = open(stateFile());
+        first.learn(HOST, T, Optional.of(new PaceSchedule(0.5, T, 200_000)), OptionalInt.of(30));
+        first.learn(OTHER, T, Optional.of(new PaceSchedule(0.5, T, 200_000)), OptionalInt.of(30));
+        first.holdUntil(OTHER, T + 9 * DAY, "a very long hold");
+        first.save();
+        clock.set(T + 8 * DAY);
+        FileKnowledgeStore later = open(stateFile());
+        assertEquals(HostKnowledge.NONE, later.read(HOST), "a week and a day old");
+        assertTrue(later.read(OTHER).isHeldAt(clock.millis()), "still held: kept");
+    }
+
+    @Test
+    void aCorruptFileIsSetAsideWithOneWarningAndTheStoreStartsCold() throws Exception {
+        Files.write(stateFile(), new byte[] {0x1f, (byte) 0x8b, 0, 0, 'x', '\\', 'u', 'z', 'z'});
+        assertSetAside("not a properties file");
+    }
+
+    @Test
+    void aTruncatedFileIsSetAside() throws Exception {
+        FileKnowledgeStore first = open(stateFile());
+        for (int i = 0; i < 20; i++) {
+            first.imposeNotBefore("host-" + i + ":443", T + 60_000);
+        }
+        first.save();
+        byte[] whole = Files.readAllBytes(stateFile());
+        Files.write(stateFile(), Arrays.copyOf(whole, whole.length / 2));
+        assertSetAside(""); // whichever line was cut (the format's, a host's), it shows
+    }
+
+    @Test
+    void aForeignFileIsSetAside() throws Exception {
+        Files.write(stateFile(), "spring.datasource.url = jdbc:h2:mem\n".getBytes(StandardCharsets.ISO_8859_1));
+        assertSetAside("not a retry-after-agent state file");
+    }
+
+    @Test
+    void aFileOfANewerFormatIsSetAside() throws Exception {
+        FileKnowledgeStore first = open(stateFile());
+        first.imposeNotBefore(HOST, T + 1);
+        first.save();
+        String text = new String(Files.readAllBytes(stateFile()), StandardCharsets.ISO_8859_1).replace("version=1", "version=2");
+        Files.write(stateFile(), text.getBytes(StandardCharsets.ISO_8859_1));
+        assertSetAside("format version 2");
+    }
+
+    private void assertSetAside(String why) throws IOException {
+        FileKnowledgeStore store = open(stateFile());
+        assertEquals(1, warnings.size(), warnings::toString);
+        String warning = warnings.get(0);
+        assertTrue(warning.contains(stateFile().toString()) && warning.contains("set aside as") && warning.contains(why), warning);
+        assertTrue(store.snapshot().isEmpty(), "a cold start");
+        assertFalse(Files.exists(stateFile()), "out of the way");
+        try (DirectoryStream<Path> aside = Files.newDirectoryStream(directory, "state.properties.unreadable-*")) {
+            assertTrue(aside.iterator().hasNext(), "kept under another name");
+        }
+        store.imposeNotBefore(HOST, T + 5);
+        store.save();
+        assertEquals(OptionalLong.of(T + 5), open(stateFile()).read(HOST).notBefore(), "and written afresh");
+        assertEquals(1, warnings.size(), "one warning only");
+    }
+
+    /** Two JVMs pointed at one file: each writes whole and renames; a reader never sees a torn file. */
+    @Test
+    void twoWritersOnOneFileNeverLeaveItTorn() throws Exception {
+        FileKnowledgeStore one = open(stateFile());
+        FileKnowledgeStore two = open(stateFile());
+        for (int i = 0; i < 200; i++) {
+            one.imposeNotBefore("one-" + i + ":443", T + 60_000);
+            two.imposeNotBefore("two-" + i + ":443", T + 60_000);
+        }
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicInteger reads = new AtomicInteger();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        List<Thread> writers = new ArrayList<>();
+        for (FileKnowledgeStore store : List.of(one, two)) {
+            writers.add(new Thread(() -> {
+                try {
+                    for (int i = 0; i < 100; i++) {
+                        store.save();
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }));
+        }
+        Thread reader = new Thread(() -> {
+            while (writing.get()) {
+                try {
+                    byte[] bytes = Files.readAllBytes(stateFile());
+                    KnowledgeFile.read(bytes);
+                    reads.incrementAndGet();
+                } catch (java.nio.file.NoSuchFileException notYet) {
+                    // before the first rename
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }
+        });
+        reader.start();
+        writers.forEach(Thread::start);
+        for (Thread writer : writers) {
+            writer.join();
+        }
+        writing.set(false);
+        reader.join();
+        assertTrue(failures.isEmpty(), () -> "e.g. " + failures.get(0));
+        assertTrue(reads.get() > 0, "the reader read");
+        one.save();
+        two.save();
+        Map<String, HostKnowledge> both = open(stateFile()).snapshot();
+        assertEquals(400, both.size(), "each writer keeps what the other wrote");
+        try (DirectoryStream<Path> left = Files.newDirectoryStream(directory, ".*.tmp")) {
+            assertFalse(left.iterator().hasNext(), "no temporary file left behind");
+        }
+    }
+
+    /** Not a timed assertion: a figure for the report. */
+    @Test
+    void theStateOfTenThousandHostsIsWrittenInOneFile() throws Exception {
+        FileKnowledgeStore store = open(stateFile());
+        for (int i = 0; i < 10_000; i++) {
+            String host = "host-" + i + ".example:443";
+            store.recordRefusal(host, T, T, OptionalLong.of(30_000), false);
+            store.recordRecovery(host, T + 31_000);
+            store.learn(host, T, Optional.of(new PaceSchedule(0.5, T, 200_000)), OptionalInt.of(30));
+            store.imposeNotBefore(host, T + 30_000);
+        }
+        long start = System.nanoTime();
+        byte[] encoded = KnowledgeFile.write(store.snapshot(), T);
+        long encodeMillis = (System.nanoTime() - start) / 1_000_000;
+        start = System.nanoTime();
+        store.save();
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        long bytes = Files.size(stateFile());
+        System.out.printf("state of 10,000 hosts: %,d bytes, encoded in %d ms, saved (encoded, written, forced, renamed) in %d ms%n",
+                encoded.length, encodeMillis, millis);
+        assertEquals(10_000, open(stateFile()).snapshot().size());
+    }
+}
