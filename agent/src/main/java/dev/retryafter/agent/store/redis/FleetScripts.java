@@ -146,6 +146,20 @@ final class FleetScripts {
             + "return {ceiling, refusals, first, now - start, header, now - last, count, paced}\n");
 
     /**
+     * An open streak merged in, as the engine's merge has it: it replaces the fleet's only when the
+     * fleet has none open or began its own earlier. KEYS: hash. ARGV: ttl, start (ago), header ('-'
+     * for none), last refused sent (ago), refusals, paced (0/1). Returns 1 when it replaced, else 0.
+     */
+    static final FleetScripts OPEN_STREAK = new FleetScripts("open-streak", PRELUDE
+            + "local start = now - tonumber(ARGV[2])\n"
+            + "local old = redis.call('HGET', KEYS[1], 'streak-start')\n"
+            + "if old and n(old) >= start then return 0 end\n"
+            + "redis.call('HSET', KEYS[1], 'streak-start', d(start), 'streak-header', ARGV[3], 'streak-sent',"
+            + " d(now - tonumber(ARGV[4])), 'streak-refusals', ARGV[5], 'streak-paced', ARGV[6], 'v', '" + FORMAT_VERSION + "')\n"
+            + "redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))\n"
+            + "return 1\n");
+
+    /**
      * A success, to a request sent {@code sent} ago: if it went out after the fleet's open streak
      * began, the streak is over and joins the finished ones. KEYS: hash, streaks. ARGV: ttl,
      * capacity, sent (ago). Returns {0} when no streak ended, else {1, start (ago), header,

@@ -456,6 +456,19 @@ public final class RedisHostKnowledge implements AutoCloseable {
     }
 
     /**
+     * An open streak that began {@code startAgoMillis} ago, merged in: it becomes the fleet's when the
+     * fleet has none open, or an older one. False when unavailable or the fleet's stands.
+     */
+    public boolean mergeOpenStreak(String host, long startAgoMillis, OptionalLong headerMillis, long lastSentAgoMillis,
+                                   int refusals, boolean whilePaced) {
+        Host h = host(host);
+        Object reply = run(h, FleetScripts.OPEN_STREAK, Collections.singletonList(h.hash), 0, Long.toString(ttlMillis),
+                Long.toString(startAgoMillis), headerMillis.isPresent() ? Long.toString(headerMillis.getAsLong()) : "-",
+                Long.toString(lastSentAgoMillis), Integer.toString(refusals), whilePaced ? "1" : "0");
+        return reply != null && number(reply) == 1;
+    }
+
+    /**
      * Appends a finished streak to the fleet's, keeping the newest {@code streakCapacity}; one the
      * fleet has already is not added again. False when unavailable.
      */

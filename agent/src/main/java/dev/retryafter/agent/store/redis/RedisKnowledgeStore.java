@@ -50,7 +50,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     private static final long SAME_MOMENT_MILLIS = 50;
 
     private final RedisHostKnowledge fleet;
-    private final InMemoryKnowledgeStore local = new InMemoryKnowledgeStore();
+    private final KnowledgeStore local;
     private final Clock clock;
     private final HostRules rules;
     private final boolean readThrough;
@@ -59,24 +59,33 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     private final ConcurrentHashMap<String, RefusalSeen> refusals = new ConcurrentHashMap<>();
 
     public RedisKnowledgeStore(RedisHostKnowledge fleet, Clock clock, HostRules rules) {
-        this(fleet, clock, rules, false);
+        this(fleet, new InMemoryKnowledgeStore(), clock, rules, false);
+    }
+
+    /**
+     * With {@code local} as this JVM's copy: a state file's store, say, so that what this JVM knew
+     * (of the fleet's hosts and of its own) outlives it, even while Redis is gone.
+     */
+    public RedisKnowledgeStore(RedisHostKnowledge fleet, KnowledgeStore local, Clock clock, HostRules rules) {
+        this(fleet, local, clock, rules, false);
     }
 
     /**
      * {@code readThrough}: every {@link #read} is rebuilt from Redis, never from this JVM's copy. For
      * the store contract, which must see what Redis keeps; far too slow for the request path.
      */
-    RedisKnowledgeStore(RedisHostKnowledge fleet, Clock clock, HostRules rules, boolean readThrough) {
+    RedisKnowledgeStore(RedisHostKnowledge fleet, KnowledgeStore local, Clock clock, HostRules rules, boolean readThrough) {
         this.fleet = fleet;
+        this.local = local;
         this.clock = clock;
         this.rules = rules;
         this.readThrough = readThrough;
         fleet.onRestored(this::mergeBack);
     }
 
-    /** For the store contract: see {@link #RedisKnowledgeStore(RedisHostKnowledge, Clock, HostRules, boolean)}. */
+    /** For the store contract: see {@link #RedisKnowledgeStore(RedisHostKnowledge, KnowledgeStore, Clock, HostRules, boolean)}. */
     public static RedisKnowledgeStore readingThrough(RedisHostKnowledge fleet, Clock clock, HostRules rules) {
-        return new RedisKnowledgeStore(fleet, clock, rules, true);
+        return new RedisKnowledgeStore(fleet, new InMemoryKnowledgeStore(), clock, rules, true);
     }
 
     @Override
@@ -97,7 +106,10 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         if (!rules.isShared(host) || !fleet.isAvailable()) {
             return local.reserveSlot(host, now, intervalMillis, maxWaitMillis);
         }
-        if (!readThrough && intervalMillis <= 0 && fleet.cached(host).isQuietAt(now) && local.read(host).owesNothingAt(now)) {
+        RedisHostKnowledge.Moments cached = fleet.cached(host);
+        // Never refreshed yet (this JVM's first requests): only Redis can say whether the fleet holds the host.
+        if (!readThrough && intervalMillis <= 0 && cached.refreshedAtMillis() != 0 && cached.isQuietAt(now)
+                && local.read(host).owesNothingAt(now)) {
             return 0; // no pace, no wait, no hold, here or in the fleet as last refreshed: no round trip
         }
         OptionalLong wait = fleet.reserve(host, now, intervalMillis, maxWaitMillis, rules.windowMillis(host));
@@ -290,6 +302,11 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         }
         if (known.costsSince().isPresent()) {
             fleet.forgetCostsBefore(host, now - known.costsSince().getAsLong());
+        }
+        if (known.openStreak().isPresent()) {
+            OpenStreak open = known.openStreak().get();
+            fleet.mergeOpenStreak(host, now - open.startedAtMillis(), open.headerMillis(), now - open.lastRefusedSentMillis(),
+                    open.refusals(), open.whilePaced());
         }
         List<FinishedStreak> oldestFirst = new ArrayList<>(known.finishedStreaks());
         Collections.reverse(oldestFirst);
