@@ -9,6 +9,8 @@ import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.ClientInstrumentation;
 import dev.retryafter.agent.instrument.UngovernedClients;
+import dev.retryafter.agent.store.redis.FleetStores;
+import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
 import dev.retryafter.agent.report.DecisionLog;
 import dev.retryafter.agent.report.ExitReport;
 import org.slf4j.Logger;
@@ -32,7 +34,12 @@ final class AgentInstaller {
         Clock clock = Clock.system();
         RetryEngine.Builder builder = RetryEngine.builder().clock(clock).policies(config.policies()).listener(new DecisionLog(log));
         FileKnowledgeStore state = openState(config.stateFile(), clock, log);
-        if (state != null) {
+        // With both a state file and a fleet store, the file is this JVM's copy under the fleet's:
+        // read at start, written as ever, and what the JVM carries on with while Redis is gone.
+        RedisKnowledgeStore fleet = openFleet(config, clock, state, log);
+        if (fleet != null) {
+            builder.knowledge(fleet);
+        } else if (state != null) {
             builder.knowledge(state);
         }
         RetryEngine engine = builder.build();
@@ -61,7 +68,19 @@ final class AgentInstaller {
             long interval = config.stateFile().intervalMillis();
             saver.scheduleWithFixedDelay(() -> save(state, log), interval, interval, TimeUnit.MILLISECONDS);
         }
-        log.info("on; policies from {}: {}", config.source(), config.policies());
+        log.info("on; policies from {}: {}; knowledge in {}", config.source(), config.policies(),
+                fleet != null ? config.store() : "memory");
+    }
+
+    /** The fleet's store on Redis; null when none is configured or it cannot be made (then this JVM's knowledge is its own). */
+    private static RedisKnowledgeStore openFleet(AgentConfig config, Clock clock, FileKnowledgeStore state, Logger log) {
+        try {
+            return FleetStores.create(config, clock, state);
+        } catch (Throwable t) {
+            log.warn("the fleet store " + config.store() + " cannot be used (" + t.getClass().getName()
+                    + "); this JVM's knowledge stays its own");
+            return null;
+        }
     }
 
     /** The state file, read; null when none is configured or it cannot be opened at all (then learning starts afresh). */

@@ -52,7 +52,7 @@ public final class AgentArguments {
                 }
             }
         }
-        AgentConfig config = file == null && overrides.isEmpty() ? AgentConfig.defaults() : PolicyFile.read(file, overrides);
+        AgentConfig config = file == null && overrides.isEmpty() ? AgentConfig.defaults() : PolicyFile.read(file, overrides, environment);
         return withEnvironment(config, environment.get(ENABLED_VARIABLE));
     }
 

@@ -10,6 +10,7 @@ public final class AgentConfig {
     private final Policies policies;
     private final String source;
     private final StateFile stateFile;
+    private final StoreSettings store;
 
     /** Written every minute, and at exit. */
     static final long DEFAULT_STATE_INTERVAL_MILLIS = 60_000;
@@ -17,15 +18,18 @@ public final class AgentConfig {
     static final long DEFAULT_STATE_MAX_AGE_MILLIS = 7 * 24 * 3_600_000L;
 
     AgentConfig(boolean enabled, String reportPath, Policies policies, String source) {
-        this(enabled, reportPath, policies, source, new StateFile(null, DEFAULT_STATE_INTERVAL_MILLIS, DEFAULT_STATE_MAX_AGE_MILLIS));
+        this(enabled, reportPath, policies, source,
+                new StateFile(null, DEFAULT_STATE_INTERVAL_MILLIS, DEFAULT_STATE_MAX_AGE_MILLIS), StoreSettings.inMemory());
     }
 
-    AgentConfig(boolean enabled, String reportPath, Policies policies, String source, StateFile stateFile) {
+    AgentConfig(boolean enabled, String reportPath, Policies policies, String source, StateFile stateFile,
+            StoreSettings store) {
         this.enabled = enabled;
         this.reportPath = reportPath;
         this.policies = policies;
         this.source = source;
         this.stateFile = stateFile;
+        this.store = store;
     }
 
     /** {@code state-file}, {@code state-interval}, {@code state-max-age}: where learned state is kept across runs. */
@@ -61,7 +65,7 @@ public final class AgentConfig {
 
     /** The same, switched on or off by {@code switchedBy}, which the start-up line then names. */
     AgentConfig withEnabled(boolean on, String switchedBy) {
-        return new AgentConfig(on, reportPath, policies, source + ", " + switchedBy, stateFile);
+        return new AgentConfig(on, reportPath, policies, source + ", " + switchedBy, stateFile, store);
     }
 
     public boolean enabled() {
@@ -79,6 +83,11 @@ public final class AgentConfig {
 
     public Policies policies() {
         return policies;
+    }
+
+    /** Where what is learned is kept: in memory, or on a fleet's Redis. */
+    public StoreSettings store() {
+        return store;
     }
 
     /** The file and argument this came from, for the start-up line. */

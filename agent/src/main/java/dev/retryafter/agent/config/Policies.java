@@ -12,14 +12,36 @@ public final class Policies implements PolicyLookup {
 
     private final List<Entry> entries;
     private final Policy defaults;
+    private final boolean defaultShared;
 
     Policies(List<Entry> entries, Policy defaults) {
+        this(entries, defaults, true);
+    }
+
+    Policies(List<Entry> entries, Policy defaults, boolean defaultShared) {
         this.entries = Collections.unmodifiableList(new ArrayList<>(entries));
         this.defaults = defaults;
+        this.defaultShared = defaultShared;
     }
 
     public static Policies defaultsOnly(Policy defaults) {
         return new Policies(Collections.emptyList(), defaults);
+    }
+
+    /**
+     * Whether what is learned of {@code host:port} goes to the fleet's store ({@code share = fleet},
+     * the default) or stays this JVM's ({@code share = local}). The first matching policy decides, as
+     * for {@link #policyFor}.
+     */
+    public boolean isShared(String host, int port) {
+        for (Entry entry : entries) {
+            for (HostPattern pattern : entry.hosts) {
+                if (pattern.matches(host, port)) {
+                    return entry.shared;
+                }
+            }
+        }
+        return defaultShared;
     }
 
     @Override
@@ -51,10 +73,16 @@ public final class Policies implements PolicyLookup {
     static final class Entry {
         final List<HostPattern> hosts;
         final Policy policy;
+        final boolean shared;
 
         Entry(List<HostPattern> hosts, Policy policy) {
+            this(hosts, policy, true);
+        }
+
+        Entry(List<HostPattern> hosts, Policy policy, boolean shared) {
             this.hosts = hosts;
             this.policy = policy;
+            this.shared = shared;
         }
     }
 }

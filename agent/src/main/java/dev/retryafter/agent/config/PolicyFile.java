@@ -73,6 +73,11 @@ public final class PolicyFile {
 
     /** Reads {@code file}, then lets {@code overrides} (from the agent argument) replace any of its keys. */
     public static AgentConfig read(Path file, List<Line> overrides) throws ConfigException {
+        return read(file, overrides, System.getenv());
+    }
+
+    /** The same, with the environment a store password may be read from. */
+    static AgentConfig read(Path file, List<Line> overrides, Map<String, String> environment) throws ConfigException {
         List<Line> lines = new ArrayList<>();
         if (file != null) {
             String text;
@@ -83,14 +88,15 @@ public final class PolicyFile {
             }
             lines.addAll(parse(file.toString(), text));
         }
-        return build(lines, overrides, file == null ? "agent argument" : file.toString());
+        return build(lines, overrides, file == null ? "agent argument" : file.toString(), environment);
     }
 
     static List<Line> parse(String source, String text) throws ConfigException {
         return PolicyLines.parse(source, text);
     }
 
-    private static AgentConfig build(List<Line> fileLines, List<Line> overrides, String source) throws ConfigException {
+    private static AgentConfig build(List<Line> fileLines, List<Line> overrides, String source,
+                                     Map<String, String> environment) throws ConfigException {
         Map<String, Line> byKey = new LinkedHashMap<>();
         for (Line line : fileLines) {
             byKey.put(line.key, line);
@@ -107,6 +113,8 @@ public final class PolicyFile {
         Policy.Builder defaults = Policy.builder();
         Map<String, Line> defaultLines = new LinkedHashMap<>();
         Map<String, Map<String, Line>> policyLines = new LinkedHashMap<>();
+        Map<String, Line> storeLines = new LinkedHashMap<>();
+        boolean defaultShared = true;
         for (Line line : byKey.values()) {
             String key = line.key;
             if (key.equals(ENABLED)) {
@@ -119,6 +127,10 @@ public final class PolicyFile {
                 stateInterval = read(line, () -> positiveDuration(line.value));
             } else if (key.equals(STATE_MAX_AGE)) {
                 stateMaxAge = read(line, () -> positiveDuration(line.value));
+            } else if (StoreSettings.KEYS.contains(key)) {
+                storeLines.put(key, line);
+            } else if (key.equals(DEFAULT_PREFIX + StoreSettings.SHARE)) {
+                defaultShared = StoreSettings.shared(line);
             } else if (key.startsWith(DEFAULT_PREFIX)) {
                 Setting setting = settingOrError(line, key.substring(DEFAULT_PREFIX.length()), DEFAULT_PREFIX);
                 apply(line, setting, defaults);
@@ -131,7 +143,7 @@ public final class PolicyFile {
                 }
                 String name = key.substring(POLICY_PREFIX.length(), dot);
                 String rest = key.substring(dot + 1);
-                if (!rest.equals(HOSTS)) {
+                if (!rest.equals(HOSTS) && !rest.equals(StoreSettings.SHARE)) {
                     settingOrError(line, rest, POLICY_PREFIX + name + ".");
                 }
                 policyLines.computeIfAbsent(name, n -> new LinkedHashMap<>()).put(rest, line);
@@ -153,14 +165,15 @@ public final class PolicyFile {
             }
             Policy.Builder builder = defaultPolicy.toBuilder().name(name);
             for (Map.Entry<String, Line> setting : lines.entrySet()) {
-                if (!setting.getKey().equals(HOSTS)) {
+                if (!setting.getKey().equals(HOSTS) && !setting.getKey().equals(StoreSettings.SHARE)) {
                     apply(setting.getValue(), Setting.named(setting.getKey()), builder);
                 }
             }
-            entries.add(new Policies.Entry(hostPatterns(hosts), buildPolicy(builder, defaultPolicy, lines, defaultLines, source)));
+            boolean shared = lines.containsKey(StoreSettings.SHARE) ? StoreSettings.shared(lines.get(StoreSettings.SHARE)) : defaultShared;
+            entries.add(new Policies.Entry(hostPatterns(hosts), buildPolicy(builder, defaultPolicy, lines, defaultLines, source), shared));
         }
-        return new AgentConfig(enabled, report, new Policies(entries, defaultPolicy), source,
-                new AgentConfig.StateFile(stateFile, stateInterval, stateMaxAge));
+        return new AgentConfig(enabled, report, new Policies(entries, defaultPolicy, defaultShared), source,
+                new AgentConfig.StateFile(stateFile, stateInterval, stateMaxAge), StoreSettings.read(storeLines, environment));
     }
 
     /**
@@ -263,7 +276,7 @@ public final class PolicyFile {
         }
     }
 
-    /** "; did you mean policy.king.max-concurrency?" when a known key is close. */
+    /** A duration that is more than zero: an interval or an age of nothing is a mistake. */
     private static long positiveDuration(String text) {
         long millis = Values.durationMillis(text);
         if (millis <= 0) {
@@ -272,6 +285,7 @@ public final class PolicyFile {
         return millis;
     }
 
+    /** "; did you mean policy.king.max-concurrency?" when a known key is close. */
     static String suggestion(String key) {
         List<String> known = new ArrayList<>();
         known.add(ENABLED);
@@ -284,6 +298,9 @@ public final class PolicyFile {
             policyPrefix = key.substring(0, key.indexOf('.', POLICY_PREFIX.length()) + 1);
             known.add(policyPrefix + HOSTS);
         }
+        known.addAll(StoreSettings.KEYS);
+        known.add(DEFAULT_PREFIX + StoreSettings.SHARE);
+        known.add(policyPrefix + StoreSettings.SHARE);
         for (Setting s : Setting.values()) {
             known.add(DEFAULT_PREFIX + s.key());
             known.add(policyPrefix + s.key());

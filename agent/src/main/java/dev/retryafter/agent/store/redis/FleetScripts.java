@@ -1,0 +1,276 @@
+package dev.retryafter.agent.store.redis;
+
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
+
+/**
+ * The fleet store's operations, each one Lua script that Redis runs atomically. Every moment is
+ * Redis's own ({@code TIME}, in milliseconds): a script takes durations from its caller and answers
+ * with durations, so JVMs whose clocks disagree still share one schedule. Every script's last
+ * argument names the clock: empty for Redis's own; a moment only for tests in virtual time. Moments are stored as
+ * whole numbers of milliseconds written with {@code %d}: Lua's default number format would round
+ * a 13-digit epoch to 14 significant digits at best.
+ */
+final class FleetScripts {
+
+    /** The host's hash: {@code next} (the shared schedule), {@code nb}, {@code hold}, what was learned. */
+    static final String FORMAT_VERSION = "1";
+
+    private static final String PRELUDE = ""
+            // The last argument names the clock: empty for Redis's own, the usual case; a moment for a
+            // caller that keeps virtual time (the store contract's tests).
+            + "local now\n"
+            + "if ARGV[#ARGV] ~= '' then now = tonumber(ARGV[#ARGV]) else\n"
+            + "  local t = redis.call('TIME')\n"
+            + "  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+            + "end\n"
+            + "local function n(v) return tonumber(v) or 0 end\n"
+            + "local function d(x) return string.format('%d', x) end\n"
+            // Successes counted in all, and in buckets of server time, for the fleet's ceiling; old buckets
+            // pruned only when the hash has grown past two windows, so the usual flush is three commands.
+            + "local function flush(hash, key, count, bucketMs, windowMs)\n"
+            + "  if count <= 0 then return end\n"
+            + "  redis.call('HINCRBY', hash, 'admitted', count)\n"
+            + "  local bucket = math.floor(now / bucketMs)\n"
+            + "  redis.call('HINCRBY', key, d(bucket), count)\n"
+            + "  redis.call('PEXPIRE', key, windowMs * 2 + bucketMs)\n"
+            + "  local span = math.ceil(windowMs / bucketMs)\n"
+            + "  if redis.call('HLEN', key) > 2 * span + 2 then\n"
+            + "    for _, f in ipairs(redis.call('HKEYS', key)) do\n"
+            + "      if tonumber(f) < bucket - span - 1 then redis.call('HDEL', key, f) end\n"
+            + "    end\n"
+            + "  end\n"
+            + "end\n";
+
+    /**
+     * Virtual scheduling (GCRA): the host's next free slot is {@code next}; a caller gets
+     * {@code max(now, next, nb)}, bounded by max-wait, and moves {@code next} one interval past it.
+     * All callers share the one schedule, served in the order Redis runs their scripts.
+     * KEYS: hash, admitted. ARGV: ttl, interval, max-wait, admitted, bucket, window.
+     * Returns {wait, not-before remaining, hold remaining}.
+     */
+    static final FleetScripts RESERVE = new FleetScripts("reserve", PRELUDE
+            + "flush(KEYS[1], KEYS[2], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))\n"
+            + "local h = redis.call('HMGET', KEYS[1], 'next', 'nb', 'hold')\n"
+            + "local nxt, nb, hold = n(h[1]), n(h[2]), n(h[3])\n"
+            + "local interval, maxWait = tonumber(ARGV[2]), tonumber(ARGV[3])\n"
+            + "local slot = math.min(math.max(now, nxt, nb), now + maxWait)\n"
+            + "if interval > 0 then\n"
+            + "  redis.call('HSET', KEYS[1], 'next', d(math.max(nxt, slot + interval)), 'v', '" + FORMAT_VERSION + "')\n"
+            + "  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))\n"
+            + "end\n"
+            + "return {slot - now, nb - now, hold - now}\n");
+
+    /**
+     * Later wins, for one moment field: {@code nb} (the not-before), {@code next} (the schedule) or
+     * {@code costs-since}. KEYS: hash. ARGV: ttl, field, offset from now (may be negative). Returns
+     * the field's moment after the merge, from now.
+     */
+    static final FleetScripts LATER = new FleetScripts("later", PRELUDE
+            + "local field = ARGV[2]\n"
+            + "if field ~= 'nb' and field ~= 'next' and field ~= 'costs-since' then return redis.error_reply('no such moment') end\n"
+            + "local old = tonumber(redis.call('HGET', KEYS[1], field))\n"
+            + "local moment = now + tonumber(ARGV[3])\n"
+            + "if old == nil or moment > old then\n"
+            + "  redis.call('HSET', KEYS[1], field, d(moment), 'v', '" + FORMAT_VERSION + "')\n"
+            + "else\n"
+            + "  moment = old\n"
+            + "end\n"
+            + "redis.call('PEXPIRE', KEYS[1], math.max(tonumber(ARGV[1]), moment - now))\n"
+            + "return moment - now\n");
+
+    /**
+     * Later wins; the reason goes with the hold that wins, and no request goes before a hold ends.
+     * KEYS: hash. ARGV: ttl, millis, reason. Returns the fleet's hold, remaining.
+     */
+    static final FleetScripts HOLD = new FleetScripts("hold", PRELUDE
+            + "local h = redis.call('HMGET', KEYS[1], 'hold', 'nb')\n"
+            + "local hold, nb = n(h[1]), n(h[2])\n"
+            + "local untilMs = now + tonumber(ARGV[2])\n"
+            + "if untilMs > hold then\n"
+            + "  if hold <= now then redis.call('HINCRBY', KEYS[1], 'holds', 1) end\n"
+            + "  hold = untilMs\n"
+            + "  redis.call('HSET', KEYS[1], 'hold', d(hold), 'hold-reason', ARGV[3])\n"
+            + "end\n"
+            + "if hold > nb then redis.call('HSET', KEYS[1], 'nb', d(hold)) end\n"
+            + "redis.call('HSET', KEYS[1], 'v', '" + FORMAT_VERSION + "')\n"
+            + "redis.call('PEXPIRE', KEYS[1], math.max(tonumber(ARGV[1]), hold - now))\n"
+            + "return hold - now\n");
+
+    /**
+     * A refusal, as the fleet counts it. The ceiling: the successes of every JVM since the window
+     * began or the previous refusal, whichever is later (LearnedLimit.ceilingBefore's rule). The
+     * streak: the first refusal while none is open opens the fleet's, with its header and pacing;
+     * every later one counts into it, whichever JVM saw it.
+     * KEYS: hash, admitted. ARGV: ttl, admitted, bucket, window, sent (ago), header ('-' for none), paced (0/1).
+     * Returns {ceiling, refusals, first (1/0), streak start (ago), header, last refused sent (ago),
+     * streak refusals, paced}.
+     */
+    static final FleetScripts REFUSAL = new FleetScripts("refusal", PRELUDE
+            + "local bucketMs, windowMs = tonumber(ARGV[3]), tonumber(ARGV[4])\n"
+            + "flush(KEYS[1], KEYS[2], tonumber(ARGV[2]), bucketMs, windowMs)\n"
+            + "local sent = now - tonumber(ARGV[5])\n"
+            + "local h = redis.call('HMGET', KEYS[1], 'refused-at', 'admitted', 'admitted-at-refusal', 'streak-start',"
+            + " 'streak-header', 'streak-sent', 'streak-refusals', 'streak-paced')\n"
+            + "local total = n(h[2])\n"
+            + "local ceiling = 0\n"
+            + "if h[1] and n(h[1]) >= now - windowMs then\n"
+            // Counted exactly since the previous refusal: the running total then and now.
+            + "  ceiling = total - n(h[3])\n"
+            + "else\n"
+            // Over the window, to the bucket: a bucket that began before the window is left out.
+            + "  local first = math.ceil((now - windowMs) / bucketMs)\n"
+            + "  local all = redis.call('HGETALL', KEYS[2])\n"
+            + "  for i = 1, #all, 2 do\n"
+            + "    if tonumber(all[i]) >= first then ceiling = ceiling + tonumber(all[i + 1]) end\n"
+            + "  end\n"
+            + "end\n"
+            + "local first, start, header, last, count, paced\n"
+            + "if not h[4] then\n"
+            + "  first, start, header, last, count, paced = 1, now, ARGV[6], sent, 1, ARGV[7]\n"
+            + "  redis.call('HSET', KEYS[1], 'streak-start', d(start), 'streak-header', header, 'streak-sent', d(last),"
+            + " 'streak-refusals', count, 'streak-paced', paced)\n"
+            + "else\n"
+            + "  first, start, header, last, count, paced = 0, n(h[4]), h[5], math.max(n(h[6]), sent), n(h[7]) + 1, h[8]\n"
+            + "  redis.call('HSET', KEYS[1], 'streak-sent', d(last), 'streak-refusals', count)\n"
+            + "end\n"
+            + "redis.call('HSET', KEYS[1], 'refused-at', d(now), 'admitted-at-refusal', d(total), 'v', '"
+            + FORMAT_VERSION + "')\n"
+            + "local refusals = redis.call('HINCRBY', KEYS[1], 'refusals', 1)\n"
+            + "redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))\n"
+            + "return {ceiling, refusals, first, now - start, header, now - last, count, paced}\n");
+
+    /**
+     * An open streak merged in, as the engine's merge has it: it replaces the fleet's only when the
+     * fleet has none open or began its own earlier. KEYS: hash. ARGV: ttl, start (ago), header ('-'
+     * for none), last refused sent (ago), refusals, paced (0/1). Returns 1 when it replaced, else 0.
+     */
+    static final FleetScripts OPEN_STREAK = new FleetScripts("open-streak", PRELUDE
+            + "local start = now - tonumber(ARGV[2])\n"
+            + "local old = redis.call('HGET', KEYS[1], 'streak-start')\n"
+            + "if old and n(old) >= start then return 0 end\n"
+            + "redis.call('HSET', KEYS[1], 'streak-start', d(start), 'streak-header', ARGV[3], 'streak-sent',"
+            + " d(now - tonumber(ARGV[4])), 'streak-refusals', ARGV[5], 'streak-paced', ARGV[6], 'v', '" + FORMAT_VERSION + "')\n"
+            + "redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))\n"
+            + "return 1\n");
+
+    /**
+     * A success, to a request sent {@code sent} ago: if it went out after the fleet's open streak
+     * began, the streak is over and joins the finished ones. KEYS: hash, streaks. ARGV: ttl,
+     * capacity, sent (ago). Returns {0} when no streak ended, else {1, start (ago), header,
+     * last refused (after start), recovered by (after start), paced}.
+     */
+    static final FleetScripts RECOVERY = new FleetScripts("recovery", PRELUDE
+            + "local sent = now - tonumber(ARGV[3])\n"
+            + "local h = redis.call('HMGET', KEYS[1], 'streak-start', 'streak-header', 'streak-sent', 'streak-paced')\n"
+            + "if not h[1] or sent < n(h[1]) then return {0} end\n"
+            + "local start = n(h[1])\n"
+            + "local last, by = math.max(0, n(h[3]) - start), sent - start\n"
+            + "redis.call('LPUSH', KEYS[2], d(start) .. ' h=' .. h[2] .. ' last=' .. d(last) .. ' by=' .. d(by) .. ' paced=' .. h[4])\n"
+            + "redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)\n"
+            + "redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[1]))\n"
+            + "redis.call('HDEL', KEYS[1], 'streak-start', 'streak-header', 'streak-sent', 'streak-refusals', 'streak-paced')\n"
+            + "return {1, now - start, h[2], last, by, h[4]}\n");
+
+    /**
+     * Bounded append, newest first, of a streak that began {@code start} ago; a streak already there
+     * (the same record, begun within a second of it: a merge after an outage) is not added twice.
+     * KEYS: streaks. ARGV: ttl, capacity, start (ago), record. Returns the list's length.
+     */
+    static final FleetScripts STREAK = new FleetScripts("streak", PRELUDE
+            + "local start = now - tonumber(ARGV[3])\n"
+            + "for _, e in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do\n"
+            + "  local at, rest = string.match(e, '^(%-?%d+) (.*)$')\n"
+            + "  if rest == ARGV[4] and math.abs(tonumber(at) - start) < 1000 then return redis.call('LLEN', KEYS[1]) end\n"
+            + "end\n"
+            + "redis.call('LPUSH', KEYS[1], d(start) .. ' ' .. ARGV[4])\n"
+            + "redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)\n"
+            + "redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))\n"
+            + "return redis.call('LLEN', KEYS[1])\n");
+
+    /**
+     * What was learned, with the moment it was learned: the later learning wins, so a JVM that
+     * comes back with old news does not overwrite the fleet's. An empty ceiling or rate keeps the
+     * one the fleet has. KEYS: hash. ARGV: ttl, learned (ago), ceiling, refused rate, cycle, pace
+     * epoch (ago). Returns how long ago the kept learning was made.
+     */
+    static final FleetScripts LEARNED = new FleetScripts("learned", PRELUDE
+            + "local at = now - tonumber(ARGV[2])\n"
+            + "local stored = tonumber(redis.call('HGET', KEYS[1], 'learned-at'))\n"
+            + "if stored == nil or at >= stored then\n"
+            + "  if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'ceiling', ARGV[3]) end\n"
+            + "  if ARGV[4] ~= '' then\n"
+            + "    redis.call('HSET', KEYS[1], 'rate', ARGV[4], 'cycle', ARGV[5], 'epoch', d(now - tonumber(ARGV[6])))\n"
+            + "  end\n"
+            + "  redis.call('HSET', KEYS[1], 'learned-at', d(at), 'v', '" + FORMAT_VERSION + "')\n"
+            + "  stored = at\n"
+            + "end\n"
+            + "redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))\n"
+            + "return now - stored\n");
+
+    /**
+     * Moments only, for the cache, carrying the successes counted meanwhile. KEYS: hash, admitted.
+     * ARGV: admitted, bucket, window. Returns {not-before, hold, next slot (each from now), refused
+     * rate, hold reason, streak open (1/0), cycle, epoch (ago), learned (ago), ceiling}; '' for none.
+     */
+    static final FleetScripts MOMENTS = new FleetScripts("moments", PRELUDE
+            + "flush(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))\n"
+            + "local h = redis.call('HMGET', KEYS[1], 'nb', 'hold', 'next', 'rate', 'hold-reason', 'streak-start',"
+            + " 'cycle', 'epoch', 'learned-at', 'ceiling')\n"
+            + "return {n(h[1]) - now, n(h[2]) - now, n(h[3]) - now, h[4] or '', h[5] or '', h[6] and 1 or 0,"
+            + " h[7] or '', h[8] and d(now - n(h[8])) or '', h[9] and d(now - n(h[9])) or '', h[10] or ''}\n");
+
+    /** Everything. KEYS: hash, streaks. Returns {now, the hash's fields and values, the streaks newest first}. */
+    static final FleetScripts READ = new FleetScripts("read", PRELUDE
+            + "return {d(now), redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1)}\n");
+
+    private final String name;
+    private final String text;
+    private final String sha;
+
+    private FleetScripts(String name, String text) {
+        this.name = name;
+        this.text = text;
+        this.sha = sha1(text);
+    }
+
+    /** EVALSHA, and EVAL when Redis does not have the script (first use, or restarted empty). */
+    Object run(Jedis jedis, List<String> keys, List<String> args) {
+        try {
+            return jedis.evalsha(sha, keys, args);
+        } catch (JedisNoScriptException e) {
+            return jedis.eval(text, keys, args);
+        }
+    }
+
+    String sha() {
+        return sha;
+    }
+
+    String text() {
+        return text;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    private static String sha1(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+            StringBuilder hex = new StringBuilder();
+            for (byte b : digest) {
+                hex.append(String.format("%02x", b & 0xff));
+            }
+            return hex.toString();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is in every JDK", e);
+        }
+    }
+}

@@ -1,0 +1,225 @@
+package dev.retryafter.agent.store.redis;
+
+import dev.retryafter.agent.AgentLog;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.ClientSetInfoConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPool;
+import redis.clients.jedis.RedisProtocol;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The connection to the fleet's Redis, and the circuit around it. Redis is never a new way for a
+ * request to fail: every call either answers within about the timeout or returns the caller's
+ * "unavailable" value, and nothing it throws reaches the caller. The first failure opens the
+ * circuit (one log line); while it is open, calls return at once without touching the network,
+ * and one background thread probes with backoff. When a probe answers, the circuit closes (one log
+ * line) and the listeners hear of it, so that what was learned meanwhile can be merged back.
+ */
+final class RedisLink implements AutoCloseable {
+
+    /** Short enough that a dead Redis costs a request no more than a slow loopback round trip. */
+    static final int DEFAULT_TIMEOUT_MILLIS = 50;
+    static final long FIRST_RETRY_MILLIS = 100;
+    static final long MAX_RETRY_MILLIS = 5_000;
+
+    /** What one call does with a connection. */
+    interface Command<T> {
+        T run(Jedis jedis);
+    }
+
+    /** Where the two lines go: down, and back. The default is the agent's log. */
+    interface Events {
+        void unavailable(String line);
+
+        void restored(String line);
+
+        Events LOG = new Events() {
+            @Override
+            public void unavailable(String line) {
+                AgentLog.logger().warn(line);
+            }
+
+            @Override
+            public void restored(String line) {
+                AgentLog.logger().info(line);
+            }
+        };
+    }
+
+    private final RedisAddress address;
+    private final JedisPool pool;
+    private final Events events;
+    private final ScheduledExecutorService prober;
+    private final List<Runnable> onRestored = new CopyOnWriteArrayList<>();
+    private final Object circuit = new Object();
+    private volatile boolean open;
+    private volatile boolean closed;
+    // Guarded by circuit.
+    private long openedAtNanos;
+    private long retryMillis;
+
+    RedisLink(RedisAddress address, int timeoutMillis, Events events) {
+        this.address = address;
+        this.events = events;
+        DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(timeoutMillis)
+                .socketTimeoutMillis(timeoutMillis)
+                .database(address.database())
+                .ssl(address.tls())
+                .clientName("retry-after-agent")
+                // RESP2 and no CLIENT SETINFO: one round trip fewer to connect, and any Redis since 2.6 will do.
+                .protocol(RedisProtocol.RESP2)
+                .clientSetInfoConfig(ClientSetInfoConfig.DISABLED);
+        if (address.user() != null) {
+            client.user(address.user());
+        }
+        if (address.password() != null) {
+            client.password(address.password());
+        }
+        GenericObjectPoolConfig<Jedis> poolConfig = new GenericObjectPoolConfig<>();
+        poolConfig.setMaxTotal(16);
+        poolConfig.setMaxIdle(16);
+        poolConfig.setMinIdle(0);
+        poolConfig.setBlockWhenExhausted(true);
+        poolConfig.setMaxWait(java.time.Duration.ofMillis(timeoutMillis));
+        poolConfig.setJmxEnabled(false); // the application's JMX is not the agent's to fill
+        poolConfig.setTestOnBorrow(false); // a broken connection fails its command, which opens the circuit
+        this.pool = new JedisPool(poolConfig, new HostAndPort(address.host(), address.port()), client.build());
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "retry-after-agent-fleet-store");
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        this.prober = executor;
+    }
+
+    RedisAddress address() {
+        return address;
+    }
+
+    /** Runs when the circuit closes again after being open. */
+    void onRestored(Runnable listener) {
+        onRestored.add(listener);
+    }
+
+    /** Whether calls reach Redis now. */
+    boolean isAvailable() {
+        return !open && !closed;
+    }
+
+    /**
+     * {@code command} on a pooled connection, or {@code unavailable} when the circuit is open or the
+     * call fails. A script error is not Redis being down: it is answered the same way, logged once.
+     */
+    <T> T call(Command<T> command, T unavailable) {
+        if (open || closed) {
+            return unavailable;
+        }
+        try (Jedis jedis = pool.getResource()) {
+            return command.run(jedis);
+        } catch (JedisAccessControlException e) {
+            trip(e); // a wrong password stays wrong: probe in the background, not on every request
+            return unavailable;
+        } catch (JedisDataException e) {
+            AgentLog.failure("the fleet store's script (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", e);
+            return unavailable;
+        } catch (RuntimeException | LinkageError e) {
+            trip(e);
+            return unavailable;
+        }
+    }
+
+    private void trip(Throwable cause) {
+        synchronized (circuit) {
+            if (open || closed) {
+                return;
+            }
+            open = true;
+            openedAtNanos = System.nanoTime();
+            retryMillis = FIRST_RETRY_MILLIS;
+            scheduleProbe();
+        }
+        events.unavailable("fleet store " + address + " unavailable (" + describe(cause)
+                + "); carrying on with this JVM's own knowledge, reconnecting in the background");
+    }
+
+    private void scheduleProbe() {
+        // Full jitter over the second half: a fleet that lost Redis together does not come back in step.
+        long delay = retryMillis / 2 + (long) (ThreadLocalRandom.current().nextDouble() * (retryMillis / 2));
+        try {
+            prober.schedule(this::probe, delay, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            // Shut down: nothing left to reconnect.
+        }
+    }
+
+    private void probe() {
+        if (closed) {
+            return;
+        }
+        boolean answered;
+        try {
+            pool.clear(); // connections from before the failure may be dead ends: a restarted Redis has closed them
+            try (Jedis jedis = pool.getResource()) {
+                answered = "PONG".equalsIgnoreCase(jedis.ping());
+            }
+        } catch (RuntimeException | LinkageError e) {
+            answered = false;
+        }
+        long downMillis;
+        synchronized (circuit) {
+            if (!answered) {
+                retryMillis = Math.min(MAX_RETRY_MILLIS, retryMillis * 2);
+                scheduleProbe();
+                return;
+            }
+            open = false;
+            downMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - openedAtNanos);
+        }
+        events.restored(String.format(Locale.ROOT, "fleet store %s back after %.1f s; sharing again", address,
+                downMillis / 1000.0));
+        for (Runnable listener : onRestored) {
+            try {
+                listener.run();
+            } catch (RuntimeException | LinkageError e) {
+                AgentLog.failure("merging back into the fleet store", e);
+            }
+        }
+    }
+
+    /** The kind of failure, never its full text: a message could quote a command, and commands carry keys. */
+    private static String describe(Throwable cause) {
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String kind = root.getClass().getSimpleName();
+        if (root instanceof java.net.SocketTimeoutException) {
+            return "timed out: " + kind;
+        }
+        if (root instanceof java.net.ConnectException) {
+            return "refused: " + kind;
+        }
+        return kind;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        prober.shutdownNow();
+        pool.close();
+    }
+}

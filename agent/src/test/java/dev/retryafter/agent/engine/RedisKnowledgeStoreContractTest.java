@@ -1,0 +1,68 @@
+package dev.retryafter.agent.engine;
+
+import dev.retryafter.agent.store.redis.RedisHostKnowledge;
+import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
+import dev.retryafter.agent.store.redis.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The fleet store keeps the store contract, against a real redis-server. The contract runs in
+ * virtual time, so here the scripts take "now" from the caller instead of Redis's TIME; that Redis's
+ * own clock is what a fleet shares is pinned by RedisHostKnowledgeTest (clients hours apart). Every
+ * read is rebuilt from what Redis keeps, never from the JVM's own copy, so what passes here is Redis.
+ */
+class RedisKnowledgeStoreContractTest extends KnowledgeStoreContract {
+
+    private static final AtomicInteger FLEETS = new AtomicInteger();
+    private static RedisServer server;
+    private final List<RedisKnowledgeStore> opened = new ArrayList<>();
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        server = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopRedis() throws Exception {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @AfterEach
+    void closeStores() {
+        opened.forEach(RedisKnowledgeStore::close);
+    }
+
+    @Override
+    protected KnowledgeStore newStore() {
+        Clock clock = () -> T;
+        RedisHostKnowledge fleet = RedisHostKnowledge.connect(server.address(), "contract" + FLEETS.incrementAndGet(), clock,
+                new RedisHostKnowledge.Options().timeoutMillis(5000).timedByCaller());
+        RedisKnowledgeStore store = RedisKnowledgeStore.readingThrough(fleet, clock, new RedisKnowledgeStore.HostRules() {
+            @Override
+            public boolean isShared(String host) {
+                return true;
+            }
+
+            @Override
+            public long windowMillis(String host) {
+                return 60_000;
+            }
+        });
+        opened.add(store);
+        return store;
+    }
+
+    /** The fleet keeps a host this JVM forgets, until its keys expire. */
+    @Override
+    protected boolean forgetDrops() {
+        return false;
+    }
+}

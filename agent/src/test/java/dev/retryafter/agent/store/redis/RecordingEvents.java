@@ -1,0 +1,27 @@
+package dev.retryafter.agent.store.redis;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** The fleet store's down and back lines, kept for the test to count and read. */
+final class RecordingEvents implements RedisLink.Events {
+
+    final List<String> unavailable = new CopyOnWriteArrayList<>();
+    final List<String> restored = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void unavailable(String line) {
+        unavailable.add(line);
+    }
+
+    @Override
+    public void restored(String line) {
+        restored.add(line);
+    }
+
+    List<String> all() {
+        List<String> lines = new java.util.ArrayList<>(unavailable);
+        lines.addAll(restored);
+        return lines;
+    }
+}

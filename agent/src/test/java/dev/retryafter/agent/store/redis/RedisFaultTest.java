@@ -1,0 +1,196 @@
+package dev.retryafter.agent.store.redis;
+
+import dev.retryafter.agent.engine.Clock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Redis killed, paused, restarted empty, or refusing the password: every operation answers within
+ * a bound it cannot exceed if the timeout works (a second, against a 50 ms timeout), none throws,
+ * one line says it went and one that it came back, and once it is back the fleet shares again.
+ */
+class RedisFaultTest {
+
+    /** Far above the 50 ms timeout plus a connect on a loaded machine; a hang or a 2 s default would pass it. */
+    private static final long BOUND_MILLIS = 1000;
+    private static final String HOST = "portal.example:443";
+
+    private final List<AutoCloseable> opened = new ArrayList<>();
+    private final RecordingEvents events = new RecordingEvents();
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : opened) {
+            c.close();
+        }
+    }
+
+    private RedisServer server() throws Exception {
+        RedisServer server = RedisServer.start();
+        opened.add(server);
+        return server;
+    }
+
+    private RedisHostKnowledge store(RedisAddress address) {
+        RedisHostKnowledge store = new RedisHostKnowledge(address, "faults", Clock.system(),
+                new RedisHostKnowledge.Options().refreshMillis(50), events);
+        opened.add(0, store);
+        return store;
+    }
+
+    /** Runs every operation once and returns the longest any took; none may throw. */
+    private static long everyOperation(RedisHostKnowledge store) {
+        long longest = 0;
+        List<Runnable> operations = List.of(
+                () -> store.reserve(HOST, 100, 1000, 2000),
+                () -> store.imposeNotBefore(HOST, 1000),
+                () -> store.holdFor(HOST, 1000, "reason"),
+                () -> store.recordStreak(HOST, StreakRecord.withHeader(1, 2, 3, true, 0)),
+                () -> store.recordLearned(HOST, 0, java.util.OptionalInt.of(10), 5.0, 4000, 0),
+                () -> store.onRefusal(HOST, 2000, 0, OptionalLong.of(1000), true),
+                () -> store.onAdmitted(HOST, 2000, 0),
+                () -> store.bookNextSlotAtLeast(HOST, 100),
+                () -> store.forgetCostsBefore(HOST, 100),
+                () -> store.read(HOST),
+                () -> store.admitted(HOST, 2000),
+                () -> store.cached(HOST));
+        for (Runnable operation : operations) {
+            long start = System.nanoTime();
+            operation.run();
+            longest = Math.max(longest, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        }
+        return longest;
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "within 30 s: " + what);
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void killedRedisAnswersUnavailableAtOnceAndOneLineSaysSoThenRestartedEmptyItSharesAgain() throws Exception {
+        RedisServer server = server();
+        RedisHostKnowledge store = store(server.address());
+        AtomicInteger merges = new AtomicInteger();
+        store.onRestored(merges::incrementAndGet);
+        assertEquals(0, store.reserve(HOST, 100, 1000, 2000).getAsLong());
+        store.imposeNotBefore(HOST, 60_000);
+
+        server.kill();
+        long first = everyOperation(store);
+        assertTrue(first < BOUND_MILLIS, "the first operations on a dead Redis took " + first + " ms");
+        assertFalse(store.isAvailable());
+        assertEquals(OptionalLong.empty(), store.reserve(HOST, 100, 1000, 2000), "unavailable, not a guess");
+        assertEquals(Optional.empty(), store.read(HOST));
+        for (int i = 0; i < 20; i++) {
+            assertTrue(everyOperation(store) < BOUND_MILLIS);
+        }
+        long start = System.nanoTime();
+        for (int i = 0; i < 1000; i++) {
+            store.reserve(HOST, 100, 1000, 2000);
+        }
+        long thousand = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(thousand < BOUND_MILLIS, "while the circuit is open no call pays the timeout: 1000 took " + thousand + " ms");
+        assertEquals(1, events.unavailable.size(), "one line when it went: " + events.unavailable);
+        assertTrue(events.unavailable.get(0).contains(server.address().toString()), events.unavailable.get(0));
+        assertEquals(List.of(), events.restored);
+
+        Thread.sleep(300); // a few probes fail meanwhile: still one line
+        server.startAgain();
+        await(store::isAvailable, "the store reconnects in the background");
+        await(() -> merges.get() == 1, "the merge-back listener runs once");
+        assertEquals(1, events.unavailable.size(), events.unavailable.toString());
+        assertEquals(1, events.restored.size(), "one line when it came back: " + events.restored);
+
+        // Restarted empty: the not-before is gone, the scripts are loaded again, the schedule is shared again.
+        assertEquals(0, store.reserve(HOST, 100, 1000, 2000).getAsLong());
+        long second = store.reserve(HOST, 100, 1000, 2000).getAsLong();
+        assertTrue(second > 0 && second <= 100, "booked behind the first again: " + second);
+        store.imposeNotBefore(HOST, 5000);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (store.cached(HOST).isQuietAt(System.currentTimeMillis()) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertFalse(store.cached(HOST).isQuietAt(System.currentTimeMillis()), "the cache refreshes again");
+    }
+
+    @Test
+    void aPausedRedisCostsOneTimeoutThenNothing() throws Exception {
+        RedisServer server = server();
+        RedisHostKnowledge store = store(server.address());
+        assertTrue(store.imposeNotBefore(HOST, 1000).isPresent());
+        server.pause();
+        try {
+            long start = System.nanoTime();
+            OptionalLong reply = store.reserve(HOST, 100, 1000, 2000);
+            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertEquals(OptionalLong.empty(), reply);
+            assertTrue(took < BOUND_MILLIS, "a Redis that does not answer cost " + took + " ms");
+            for (int i = 0; i < 20; i++) {
+                assertTrue(everyOperation(store) < BOUND_MILLIS);
+            }
+            start = System.nanoTime();
+            for (int i = 0; i < 100; i++) {
+                store.reserve(HOST, 100, 1000, 2000);
+            }
+            long hundred = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(hundred < BOUND_MILLIS, "the circuit is open: 100 calls cost " + hundred + " ms, not 100 timeouts");
+            assertEquals(1, events.unavailable.size(), events.unavailable.toString());
+        } finally {
+            server.resume();
+        }
+        await(store::isAvailable, "back once it answers");
+        assertTrue(store.read(HOST).isPresent());
+        assertEquals(1, events.restored.size());
+    }
+
+    @Test
+    void aRedisThatWasNeverThereIsOneLineAndNoException() throws Exception {
+        int port;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        RedisHostKnowledge store = store(RedisAddress.parse("redis://127.0.0.1:" + port));
+        for (int i = 0; i < 20; i++) {
+            assertTrue(everyOperation(store) < BOUND_MILLIS);
+        }
+        assertEquals(1, events.unavailable.size(), events.unavailable.toString());
+    }
+
+    @Test
+    void aWrongPasswordIsUnavailableAndNeverPrinted() throws Exception {
+        String password = "s3cret-" + System.nanoTime();
+        RedisServer server = RedisServer.start(password);
+        opened.add(server);
+        RedisAddress right = RedisAddress.parse("redis://:" + password + "@127.0.0.1:" + server.port());
+        RedisHostKnowledge good = store(right);
+        assertTrue(good.reserve(HOST, 100, 1000, 2000).isPresent(), "the password from the address is used");
+
+        String wrong = "wrong-" + password;
+        RedisHostKnowledge bad = store(right.withPassword(wrong));
+        for (int i = 0; i < 5; i++) {
+            assertTrue(everyOperation(bad) < BOUND_MILLIS);
+        }
+        assertFalse(bad.isAvailable());
+        assertEquals(1, events.unavailable.size(), events.unavailable.toString());
+        for (String line : events.all()) {
+            assertFalse(line.contains(password), "the password is never printed: " + line);
+        }
+        assertFalse(right.toString().contains(password), right.toString());
+    }
+}
