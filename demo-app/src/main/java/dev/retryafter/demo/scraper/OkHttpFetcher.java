@@ -1,6 +1,5 @@
 package dev.retryafter.demo.scraper;
 
-import dev.retryafter.demo.portal.PortalServer;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.OkHttpClient;
@@ -36,7 +35,7 @@ final class OkHttpFetcher implements Fetcher {
 
     @Override
     public int get(String url, String worker) throws IOException, InterruptedException {
-        Request request = new Request.Builder().url(url).header(PortalServer.WORKER_HEADER, worker).build();
+        Request request = new Request.Builder().url(url).header(LegacyScraper.WORKER_HEADER, worker).build();
         if (!async) {
             try (Response response = client.newCall(request).execute()) {
                 return drained(response);

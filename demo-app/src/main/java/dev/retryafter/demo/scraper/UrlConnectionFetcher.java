@@ -1,7 +1,5 @@
 package dev.retryafter.demo.scraper;
 
-import dev.retryafter.demo.portal.PortalServer;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
@@ -25,7 +23,7 @@ final class UrlConnectionFetcher implements Fetcher {
         HttpURLConnection connection = (HttpURLConnection) new URL(url).openConnection();
         connection.setConnectTimeout(timeoutMillis);
         connection.setReadTimeout(timeoutMillis);
-        connection.setRequestProperty(PortalServer.WORKER_HEADER, worker);
+        connection.setRequestProperty(LegacyScraper.WORKER_HEADER, worker);
         int status = connection.getResponseCode();
         try (InputStream body = status < 400 ? connection.getInputStream() : connection.getErrorStream()) {
             if (body != null) {
