@@ -12,7 +12,8 @@ import java.util.List;
  * Benchmark 2, the cost of the agent, in real time on real JVMs: happy-path throughput through
  * {@code HttpClient.send} and Apache HttpClient 5 with and without the agent, in alternating rounds;
  * time to the first response on Java 17 and 25 for each client; retained heap per tracked host and
- * over a long run on one host. Prints a Markdown report and writes the same to a file.
+ * over a long run on one host; the time and bytes to write the state of 10,000 hosts to the state
+ * file, and to read it back. Prints a Markdown report and writes the same to a file.
  *
  * <p>Arguments: {@code --smoke} for the quick run; {@code --out=PATH} for the file, which the system
  * property {@value #OUTPUT_PROPERTY} also sets; default {@value #DEFAULT_OUTPUT} under the current directory.
@@ -31,7 +32,10 @@ public final class CostBenchmark {
         main.publish(run(main.smoke ? CostSettings.smoke() : CostSettings.full()).markdown());
     }
 
-    /** Start-up and the happy path against one loopback server, warmed first; then the engine on its own, which needs no server. */
+    /**
+     * Start-up and the happy path against one loopback server, warmed first; then the engine on its own,
+     * which needs no server; then the state file, in this JVM.
+     */
     static CostReport run(CostSettings settings) throws IOException, InterruptedException {
         ZonedDateTime startedAt = ZonedDateTime.now();
         double loadAtStart = loadAverage();
@@ -45,9 +49,10 @@ public final class CostBenchmark {
             happy = HappyPath.run(settings, snapshot, server.url());
         }
         EngineCost.Result engine = EngineCost.run(settings, snapshot);
+        StateFileCost.Result stateFile = StateFileCost.run(settings);
         long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
         return new CostReport(settings, startedAt, wallMillis, loadAtStart, loadAverage(), snapshot.agentSource(),
-                snapshot.agentJarBytes(), happy, startUp, engine, CostTargets.check(settings, happy, startUp, engine));
+                snapshot.agentJarBytes(), happy, startUp, engine, stateFile, CostTargets.check(settings, happy, startUp, engine));
     }
 
     /**

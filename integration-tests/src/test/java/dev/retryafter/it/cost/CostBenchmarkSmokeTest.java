@@ -105,6 +105,20 @@ class CostBenchmarkSmokeTest {
         assertAll(checkpoints.stream().map(c -> () -> assertTrue(c.usedBytes() > 0, c.toString())));
     }
 
+    /** Only that it ran: how long a save takes is for the full run to say. */
+    @Test
+    void theStateFileIsWrittenAndReadBackWhole() {
+        StateFileCost.Result state = report.stateFile();
+        assertEquals(settings.stateHosts(), state.hosts());
+        assertTrue(state.bytes() > 0, "the file written is empty");
+        assertEquals(state.hosts(), state.hostsReadBack(), "hosts read back from the file");
+        assertEquals(state.hosts() / StateFileCost.HELD_EVERY, state.held());
+        assertAll(Stream.of(state.saveFresh(), state.save(), state.read()).map(step -> () -> {
+            assertEquals(settings.stateRuns(), step.millis().size(), step.toString());
+            assertEquals(settings.stateRuns(), step.cpuMillis().size(), step.toString());
+        }));
+    }
+
     @Test
     void theAgentJarIsMeasured() {
         assertTrue(report.agentJarBytes() > 0);
@@ -127,6 +141,7 @@ class CostBenchmarkSmokeTest {
         assertEquals(report.startUp().size(), rowsUnder(markdown, CostReport.START_UP_HEADER));
         assertEquals(report.startUp().size(), rowsUnder(markdown, CostReport.START_UP_OFF_HEADER));
         assertEquals(report.engine().populations().size(), rowsUnder(markdown, CostReport.POPULATION_HEADER));
+        assertEquals(3, rowsUnder(markdown, CostReport.STATE_FILE_HEADER));
     }
 
     private static long rowsUnder(String markdown, String header) {

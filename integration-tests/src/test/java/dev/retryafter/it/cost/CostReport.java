@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 /** The run as Markdown: where it ran, the targets, then a table per part and how to read them. */
 record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMillis, double loadAtStart, double loadAtEnd,
                   Path agentJar, long agentJarBytes, List<HappyPath.Cell> happy, List<StartUp.Cell> startUp,
-                  EngineCost.Result engine, List<CostTargets.Target> targets) {
+                  EngineCost.Result engine, StateFileCost.Result stateFile, List<CostTargets.Target> targets) {
 
     static final String HAPPY_HEADER = "| client | threads | without (req/s) | with (req/s) | with / without "
             + "| added per request (µs) | client CPU per request, without (µs) | with (µs) | runs the agent governed |";
@@ -23,6 +23,7 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
             + "| start → main, without (ms) | off (ms) | process, start to exit, without (ms) | off (ms) | added (ms) "
             + "| classes loaded, without | off |";
     static final String POPULATION_HEADER = "| population | hosts | requests per host | retained (bytes) | per host (bytes) |";
+    static final String STATE_FILE_HEADER = "| state file | hosts | file (bytes) | per host (bytes) | time (ms) | processor time (ms) |";
 
     String markdown() {
         StringBuilder md = new StringBuilder();
@@ -31,6 +32,7 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
         happyPath(md);
         startUp(md);
         memory(md);
+        stateFile(md);
         legend(md);
         return md.toString();
     }
@@ -200,6 +202,27 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
         md.append('\n');
     }
 
+    private void stateFile(StringBuilder md) {
+        md.append("## State file\n\n");
+        line(md, "A `FileKnowledgeStore` in the benchmark JVM, saved to a file on %s and opened from it. Every host was "
+                        + "refused at least once (a pace, a ceiling, one to %d finished streaks), one in %d is held; "
+                        + "%d unmeasured runs, then %d measured: medians, the lowest and highest in brackets.\n",
+                stateFile.fileSystem(), StateFileCost.MOST_STREAKS, StateFileCost.HELD_EVERY, StateFileCost.WARM_UPS,
+                stateFile.save().millis().size());
+        md.append(STATE_FILE_HEADER).append('\n');
+        md.append("|---|--:|--:|--:|--:|--:|\n");
+        stateFileRow(md, "save, no file yet (a scraper's first)", stateFile.saveFresh());
+        stateFileRow(md, "**save over the last save's file**: read, merged, written, forced, renamed", stateFile.save());
+        stateFileRow(md, "read at start, every host back (" + String.format(Locale.ROOT, "%,d", stateFile.hostsReadBack()) + ")",
+                stateFile.read());
+        md.append('\n');
+    }
+
+    private void stateFileRow(StringBuilder md, String label, StateFileCost.Step step) {
+        line(md, "| %s | %,d | %,d | %,.0f | %s | %s |", label, stateFile.hosts(), stateFile.bytes(), stateFile.bytesPerHost(),
+                spread(step.millis(), "%.1f", 1), spread(step.cpuMillis(), "%.1f", 1));
+    }
+
     private String populationLabel(EngineCost.Population p) {
         switch (p.name()) {
             case "admitted":
@@ -249,6 +272,11 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
         md.append("- A *tracked host* is one with state in the engine's store. Its history of recent successes grows "
                 + "with its traffic, up to 512 timestamps, so a busy host costs more than a quiet one; the target is "
                 + "judged on the mixed population, the busy one shows the bound.\n");
+        md.append("- The *state file* is saved at exit and every `state-interval` (a minute by default), each time over "
+                + "the file the last save wrote, which it reads and merges first, so another JVM's hosts are kept: that row "
+                + "is the recurring cost. The save runs on the agent's own thread, never on a request's; *forced* is "
+                + "`fsync`, whose cost is the disk's. *processor time* is the benchmark thread's own, which other work on "
+                + "the machine disturbs less than the time; what *time* adds to it is waiting: for the disk, or for a processor.\n");
         md.append("- The load average in the header is the whole machine's: when other work ran alongside, every "
                 + "figure is noisier, the alternating order spreading the disturbance over the arms.\n");
     }

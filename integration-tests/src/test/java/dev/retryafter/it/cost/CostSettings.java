@@ -17,11 +17,13 @@ import java.util.List;
  * @param busyRequests   requests per host in the busy population
  * @param longRunCalls   requests to one host in the long run
  * @param checkpoints    heap checkpoints in the long run, after its first request
+ * @param stateHosts     hosts in the state file
+ * @param stateRuns      measured saves and reads of the state file, after {@value StateFileCost#WARM_UPS} unmeasured
  */
 record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Integer> threads, int rounds,
                     double leastWarmUpSeconds, double mostWarmUpSeconds, double measureSeconds, List<Jdk> startUpJdks, List<String> startUpClients,
                     int startUpRuns, int startUpWarmUps, int hosts, int refusedEvery, int busyRequests,
-                    long longRunCalls, int refuseEvery, int checkpoints) {
+                    long longRunCalls, int refuseEvery, int checkpoints, int stateHosts, int stateRuns) {
 
     /**
      * The agent's argument for the happy path: a concurrency cap no thread count here reaches (the
@@ -44,7 +46,7 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
     static CostSettings full() {
         return new CostSettings("full", Jdk.JAVA_17, List.of(LoopbackClient.JDK, LoopbackClient.APACHE5), List.of(1, 4),
                 4, 2.0, 7.0, 2.0, Jdk.all(), LoopbackClient.ALL, 5, 1, 10_000, REFUSED_EVERY, BUSY_REQUESTS,
-                1_000_000, REFUSE_EVERY, 10);
+                1_000_000, REFUSE_EVERY, 10, 10_000, 5);
     }
 
     /**
@@ -54,6 +56,6 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
     static CostSettings smoke() {
         return new CostSettings("smoke", Jdk.JAVA_17, List.of(LoopbackClient.JDK, LoopbackClient.APACHE5), List.of(1, 4),
                 1, 0.3, 0.3, 0.7, Jdk.all(), List.of(LoopbackClient.JDK), 1, 0, 1_000, REFUSED_EVERY, BUSY_REQUESTS,
-                100_000, REFUSE_EVERY, 5);
+                100_000, REFUSE_EVERY, 5, 1_000, 3);
     }
 }
