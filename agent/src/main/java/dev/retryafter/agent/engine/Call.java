@@ -40,6 +40,8 @@ public final class Call {
     private final RetryEngine engine;
     private final String hostName;
     private final int port;
+    /** "host:port", built once. */
+    private final String key;
     private final boolean replayable;
     private volatile HostState host;
     private int attempt;
@@ -56,6 +58,7 @@ public final class Call {
         this.engine = engine;
         this.hostName = hostName;
         this.port = port;
+        this.key = RetryEngine.key(hostName, port);
         this.replayable = replayable;
     }
 
@@ -244,12 +247,12 @@ public final class Call {
      */
     public HostState host() {
         HostState bound = host;
-        return bound != null ? bound : engine.stateOf(hostName, port);
+        return bound != null ? bound : engine.stateOf(key, hostName, port);
     }
 
     /** "host:port", the key the engine tracks this call's host under. */
     public String hostKey() {
-        return RetryEngine.key(hostName, port);
+        return key;
     }
 
     private void startWaiting() {
@@ -267,7 +270,7 @@ public final class Call {
     /** A permit from the live state of this call's host; a state the store retired meanwhile gives none, so look again. */
     private CompletableFuture<Void> acquirePermit() {
         for (;;) {
-            HostState state = engine.stateOf(hostName, port);
+            HostState state = engine.stateOf(key, hostName, port);
             CompletableFuture<Void> permit = state.permits().acquire();
             if (permit != null) {
                 state.touch(engine.now());

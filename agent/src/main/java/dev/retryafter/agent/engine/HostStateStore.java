@@ -12,6 +12,9 @@ import java.util.function.Function;
  */
 public interface HostStateStore {
 
+    /** The live state of the host named {@code key} when there is one, or null: a lookup that makes nothing. */
+    HostState live(String key);
+
     /** The state of the host named {@code key} ("host:port"), made with {@code create} on first use. */
     HostState stateFor(String key, Function<String, HostState> create);
 

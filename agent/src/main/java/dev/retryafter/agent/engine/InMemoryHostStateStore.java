@@ -43,6 +43,12 @@ public final class InMemoryHostStateStore implements HostStateStore {
     }
 
     @Override
+    public HostState live(String key) {
+        HostState state = states.get(key);
+        return state != null && !state.isRetired() ? state : null;
+    }
+
+    @Override
     public HostState stateFor(String key, Function<String, HostState> create) {
         HostState state = states.get(key);
         if (state != null && !state.isRetired()) {
