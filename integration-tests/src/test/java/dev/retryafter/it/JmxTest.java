@@ -85,11 +85,6 @@ class JmxTest {
                     assertTrue(((String) server.getAttribute(AGENT, "PolicyFile")).contains(policy.toString()));
                     assertFalse(((String) server.getAttribute(AGENT, "PolicyLoadedAt")).isEmpty());
 
-                    // The mode round-trips; what observe changes is observe mode's own test.
-                    assertEquals("enforce", server.getAttribute(AGENT, "Mode"));
-                    server.setAttribute(AGENT, new Attribute("Mode", "observe"));
-                    assertEquals("observe", server.getAttribute(AGENT, "Mode"));
-                    server.setAttribute(AGENT, new Attribute("Mode", "enforce"));
                     assertEquals("enforce", server.getAttribute(AGENT, "Mode"));
 
                     String released = (String) server.invoke(AGENT, "releaseHold", new Object[] {key}, new String[] {"java.lang.String"});
@@ -109,10 +104,22 @@ class JmxTest {
                     assertEquals("FETCHED 2 ok=" + (12 - refusedOff) + " refused=" + refusedOff, off, "no refusal retried");
                     assertEquals(0, server.getAttribute(AGENT, "HostsTracked"));
 
-                    // On again: governed again.
+                    // On again, in observe mode, flipped to enforce over JMX: from then on the refusals are retried.
                     server.setAttribute(AGENT, new Attribute("Enabled", true));
+                    server.setAttribute(AGENT, new Attribute("Mode", "observe"));
+                    assertEquals("observe", server.getAttribute(AGENT, "Mode"));
                     app.send("fetch 12");
-                    assertEquals("FETCHED 3 ok=12 refused=0", app.awaitLine("FETCHED 3 ", PATIENCE));
+                    String observed = app.awaitLine("FETCHED 3 ", PATIENCE);
+                    // TODO(merge): once observe mode is wired to AgentMode, the refusals of this batch reach
+                    // the application (refused > 0, Inconclusive if the portal refused none), and the host's
+                    // MBean counts them as would-be retries.
+                    assertTrue(observed.startsWith("FETCHED 3 ok="), observed);
+                    server.setAttribute(AGENT, new Attribute("Mode", "enforce"));
+                    assertEquals("enforce", server.getAttribute(AGENT, "Mode"));
+                    app.send("fetch 12");
+                    // (Whether the portal refused in this batch depends on what observe mode learned: the lead's
+                    // completion above makes observe leave the pace alone, so refusals come here too.)
+                    assertEquals("FETCHED 4 ok=12 refused=0", app.awaitLine("FETCHED 4 ", PATIENCE), "enforced: every refusal retried");
                     awaitRegistered(server, host, true);
                 }
                 app.send("exit");
@@ -120,6 +127,7 @@ class JmxTest {
                 assertEquals(0, result.exitCode, result::toString);
                 assertTrue(result.stderr.contains("disabled over JMX"), result::toString);
                 assertTrue(result.stderr.contains(portal.port() + ": forgotten over JMX"), result::toString);
+                assertTrue(result.stderr.contains("mode enforce -> observe, over JMX"), result::toString);
             } finally {
                 app.process.destroyForcibly();
             }
