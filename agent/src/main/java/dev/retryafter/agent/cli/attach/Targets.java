@@ -177,6 +177,6 @@ final class Targets {
 
     private static String absoluteIfFile(String path) {
         File file = new File(path);
-        return file.isFile() ? file.getAbsolutePath() : path;
+        return file.isFile() ? file.toPath().toAbsolutePath().normalize().toString() : path;
     }
 }
