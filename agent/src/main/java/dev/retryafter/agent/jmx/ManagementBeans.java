@@ -18,14 +18,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the platform MBean server, once made, has made JUL's {@code LogManager} too, before an application
  * such as jboss-modules could name its own ({@code java.util.logging.manager}). So nothing here runs
  * until {@link #firstUse()}, called at the application's first governed request, which starts a
- * daemon thread: by then the application's own code is running and has had its chance. That thread
- * then keeps one Host MBean per tracked host, adding the new and removing those the engine evicted,
+ * daemon thread: by then the application's own code is running and has had its chance. If it names
+ * a log manager its loader cannot load yet (a module system still starting), the thread waits until it
+ * can: made now, the LogManager would fall back to JUL's own for good. That thread then keeps one Host MBean per tracked host, adding the new and removing those the engine evicted,
  * every {@link #SYNC_MILLIS}. Any failure is logged once and ends only the MBeans.
  */
 public final class ManagementBeans {
 
     public static final String DOMAIN = "dev.retryafter";
     static final long SYNC_MILLIS = 1_000;
+    /** How long to wait for a named log manager to become loadable before going without MBeans. */
+    static final long LOG_MANAGER_PATIENCE_MILLIS = 300_000;
     /** A crawler gone wide tracks up to 10,000 hosts; a JMX console lists fewer. */
     static final int MAX_HOST_BEANS = 1_000;
 
@@ -66,6 +69,9 @@ public final class ManagementBeans {
     private void run() {
         MBeanServer server;
         try {
+            if (!awaitLogManager()) {
+                return;
+            }
             server = ManagementFactory.getPlatformMBeanServer();
             ObjectName name = new ObjectName(DOMAIN + ":type=Agent");
             if (!server.isRegistered(name)) {
@@ -88,6 +94,42 @@ public final class ManagementBeans {
                 return;
             }
         }
+    }
+
+    /**
+     * True once the log manager the application names ({@code java.util.logging.manager}), if any, can
+     * be loaded the way {@code LogManager} will load it; false if it never could, or the wait was interrupted.
+     */
+    private boolean awaitLogManager() throws InterruptedException {
+        long deadline = System.currentTimeMillis() + LOG_MANAGER_PATIENCE_MILLIS;
+        while (!logManagerLoadable(System.getProperty("java.util.logging.manager"))) {
+            if (System.currentTimeMillis() > deadline) {
+                log.info("no MBeans: java.util.logging.manager names {}, which could not be loaded in {} s",
+                        System.getProperty("java.util.logging.manager"), LOG_MANAGER_PATIENCE_MILLIS / 1000);
+                return false;
+            }
+            Thread.sleep(SYNC_MILLIS);
+        }
+        return true;
+    }
+
+    /** As {@code LogManager} looks for it: the system class loader, then this thread's context one (the application's). */
+    static boolean logManagerLoadable(String name) {
+        if (name == null || name.isEmpty()) {
+            return true;
+        }
+        ClassLoader[] loaders = {ClassLoader.getSystemClassLoader(), Thread.currentThread().getContextClassLoader()};
+        for (ClassLoader loader : loaders) {
+            try {
+                if (loader != null) {
+                    Class.forName(name, false, loader); // loaded, not initialised
+                    return true;
+                }
+            } catch (ClassNotFoundException | LinkageError e) {
+                // not from this one
+            }
+        }
+        return false;
     }
 
     /** One MBean per host the engine tracks now: a host retired and made again gets a fresh one. */
