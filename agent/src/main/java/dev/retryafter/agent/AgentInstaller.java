@@ -9,6 +9,7 @@ import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.ClientInstrumentation;
 import dev.retryafter.agent.instrument.UngovernedClients;
+import dev.retryafter.agent.jmx.ManagementBeans;
 import dev.retryafter.agent.store.redis.FleetStores;
 import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
 import dev.retryafter.agent.report.DecisionLog;
@@ -44,7 +45,11 @@ final class AgentInstaller {
         }
         RetryEngine engine = builder.build();
         CallDepth depth = new CallDepth();
-        AgentHooks.install(new HookDispatcher(engine, depth));
+        GoverningSwitch governing = new GoverningSwitch();
+        // Made now, registered only at the first governed request: see ManagementBeans.
+        ManagementBeans beans = new ManagementBeans(engine, governing, RetryAfterAgent.version(), config.source(),
+                System.currentTimeMillis(), log);
+        AgentHooks.install(new HookDispatcher(engine, depth, governing, beans::firstUse));
         UngovernedClients ungoverned = new UngovernedClients();
         try {
             ClientInstrumentation.install(instrumentation, AgentInstaller.class.getClassLoader(), ungoverned);

@@ -35,8 +35,20 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     private final ConnectionLeases leases;
     private final UrlConnectionExchanges urlConnections;
     private final OkHttpCalls okhttp;
+    private final GoverningSwitch governing;
+    private final Runnable firstUse;
 
     HookDispatcher(RetryEngine engine, CallDepth depth) {
+        this(engine, depth, new GoverningSwitch(), () -> { });
+    }
+
+    /**
+     * {@code governing} off: each new call gets the hooks' "not governed" answer. {@code firstUse} runs
+     * at each governed call's start; it must be cheap after its first run, and never throw.
+     */
+    HookDispatcher(RetryEngine engine, CallDepth depth, GoverningSwitch governing, Runnable firstUse) {
+        this.governing = governing;
+        this.firstUse = firstUse;
         this.jdk = JdkClientHooks.create(engine, depth);
         this.leases = new ConnectionLeases();
         this.loop = new BlockingRetryLoop(engine, depth, leases);
@@ -47,16 +59,25 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
 
     @Override
     public Object jdkSend(Object client, Object request, Object bodyHandler) throws IOException, InterruptedException {
-        return jdk == null ? null : jdk.send(client, request, bodyHandler);
+        if (jdk == null || !governs()) {
+            return null;
+        }
+        return jdk.send(client, request, bodyHandler);
     }
 
     @Override
     public Object jdkSendAsync(Object client, Object request, Object bodyHandler, Object pushPromiseHandler) {
-        return jdk == null ? null : jdk.sendAsync(client, request, bodyHandler, pushPromiseHandler);
+        if (jdk == null || !governs()) {
+            return null;
+        }
+        return jdk.sendAsync(client, request, bodyHandler, pushPromiseHandler);
     }
 
     @Override
     public Object begin(String scheme, String host, int port, boolean replayable) throws IOException {
+        if (!governs()) {
+            return null;
+        }
         try {
             return loop.begin(scheme, host, port, replayable);
         } catch (IOException e) {
@@ -137,6 +158,9 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
 
     @Override
     public void urlConnectionConnect(Object connection, URL url, boolean replayable) throws IOException {
+        if (!governs()) {
+            return; // not bound to an exchange: the JDK's loop runs it alone, to the end
+        }
         urlConnections.connect(connection, url, replayable);
     }
 
@@ -162,17 +186,31 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
 
     @Override
     public Object okhttpBegin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException {
-        return okhttp.begin(okCall, scheme, host, port, replayable);
+        // Off, an enqueued call that already has its turn still takes it: it holds a permit.
+        return okhttp.begin(okCall, scheme, host, port, replayable, governs());
     }
 
     @Override
     public boolean okhttpEnqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable) {
-        return okhttp.enqueue(okCall, callback, scheme, host, port, replayable);
+        return governs() && okhttp.enqueue(okCall, callback, scheme, host, port, replayable);
     }
 
     @Override
     public void okhttpAsyncDone(Object okCall) {
         okhttp.asyncDone(okCall);
+    }
+
+    /** Whether a new call is governed; if so, the first such call starts what waits for the application's first use. */
+    private boolean governs() {
+        if (!governing.isOn()) {
+            return false;
+        }
+        try {
+            firstUse.run();
+        } catch (Throwable t) {
+            AgentLog.failure("starting the MBeans", t);
+        }
+        return true;
     }
 
     @Override

@@ -14,6 +14,12 @@ import java.lang.instrument.Instrumentation;
  */
 public final class RetryAfterAgent {
 
+    /**
+     * Set to the version once the agent is on in this JVM: how {@code java -jar retry-after-agent.jar
+     * attach} sees, from outside, that it is there already.
+     */
+    public static final String RUNNING_PROPERTY = "retry-after-agent.version";
+
     private static boolean started;
 
     private RetryAfterAgent() {
@@ -53,9 +59,17 @@ public final class RetryAfterAgent {
             BootstrapInjector.inject(instrumentation);
             AgentInstaller.install(config, instrumentation);
             started = true;
+            System.setProperty(RUNNING_PROPERTY, version());
         } catch (Throwable t) {
             AgentLog.logger().error("could not start; the agent is off and the application runs unchanged", t);
         }
+    }
+
+    /** The jar's {@code Implementation-Version}; "unknown" when run from classes. */
+    static String version() {
+        Package own = RetryAfterAgent.class.getPackage();
+        String version = own == null ? null : own.getImplementationVersion();
+        return version != null ? version : "unknown";
     }
 
     /**

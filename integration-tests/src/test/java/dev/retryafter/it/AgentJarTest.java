@@ -20,14 +20,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AgentJarTest {
 
     /**
-     * Java 8 bytecode but for what governs java.net.http (Java 11, loaded only there) and Byte Buddy's
-     * multi-release classes; the entry class Java 7's, so an older JVM gets a line, not an error that
+     * Java 8 bytecode but for what governs java.net.http (Java 11, loaded only there), the command line's
+     * attach and status (Java 9, loaded only there: {@code java -jar}), and Byte Buddy's multi-release classes; the entry class Java 7's, so an older JVM gets a line, not an error that
      * ends it (javac 20 and later no longer write Java 7: then 8).
      */
     @Test
     void everyClassLoadsOnJava8ButJavaNetHttpsAndTheEntryOnJava7() throws Exception {
         List<String> tooNew = new ArrayList<>();
         int javaNetHttp = 0;
+        int commandLine = 0;
         try (JarFile jar = new JarFile(ChildJvm.agentJar().toFile())) {
             for (JarEntry entry : java.util.Collections.list(jar.entries())) {
                 String name = entry.getName();
@@ -40,6 +41,11 @@ class AgentJarTest {
                     if (major != 55) {
                         tooNew.add(name + " (" + major + ", not Java 11's 55)");
                     }
+                } else if (name.startsWith("dev/retryafter/agent/cli/attach/")) {
+                    commandLine++;
+                    if (major != 53) {
+                        tooNew.add(name + " (" + major + ", not Java 9's 53)");
+                    }
                 } else if (name.equals("dev/retryafter/agent/AgentEntry.class")) {
                     if (major > 52) {
                         tooNew.add(name + " (" + major + ")");
@@ -49,7 +55,8 @@ class AgentJarTest {
                 }
             }
             assertTrue(javaNetHttp > 0, "the java.net.http classes are in the jar, so this could fail");
-            assertEquals(List.of(), tooNew, "classes a Java 8 JVM could not load outside instrument/jdk");
+            assertTrue(commandLine > 0, "the command line's classes are in the jar, so this could fail");
+            assertEquals(List.of(), tooNew, "classes a Java 8 JVM could not load outside instrument/jdk and cli/attach");
             int entryMajor = majorVersion(jar, jar.getJarEntry("dev/retryafter/agent/AgentEntry.class"));
             assertTrue(entryMajor == 51 || Runtime.version().feature() >= 20, "the entry class is Java 7's: " + entryMajor);
         }

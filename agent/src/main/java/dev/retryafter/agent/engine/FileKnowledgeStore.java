@@ -188,4 +188,9 @@ public final class FileKnowledgeStore implements KnowledgeStore {
     public void forget(String host) {
         memory.forget(host);
     }
+
+    @Override
+    public boolean releaseHold(String host, long now) {
+        return memory.releaseHold(host, now);
+    }
 }

@@ -180,6 +180,15 @@ public final class HostKnowledge implements Serializable {
                 streak, streaks, costsSinceMillis);
     }
 
+    /**
+     * No hold, and nothing owed past {@code now}: an operator's release (the one change that moves moments
+     * earlier, so it is never part of a merge). What was learned stays.
+     */
+    HostKnowledge withoutHold(long now) {
+        return copy(Math.min(notBeforeMillis, now), Math.min(nextSlotMillis, now), NO_MOMENT, null, pace, paceLearnedAtMillis,
+                learnedCeiling, streak, streaks, costsSinceMillis);
+    }
+
     /** A pace learned at {@code learnedAt}; kept only if no later one is known. The ceiling goes with it when given. */
     HostKnowledge withPace(PaceSchedule learned, long learnedAt, int ceiling) {
         if (learnedAt < paceLearnedAtMillis) {

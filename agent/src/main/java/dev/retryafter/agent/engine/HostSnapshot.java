@@ -1,5 +1,6 @@
 package dev.retryafter.agent.engine;
 
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -26,10 +27,17 @@ public final class HostSnapshot {
     public final long holds;
     public final long heldRequests;
     private final long holdUntilMillis;
+    /** Requests holding a permit now: sent, or waiting for their moment to go. */
+    public final int inFlight;
+    /** The cap on {@link #inFlight}: the policy's max-concurrency. */
+    public final int maxConcurrency;
+    private final Decision lastDecision;
+    private final long lastDecisionMillis;
 
     HostSnapshot(String host, String policy, long requests, long refusals, long retries, long gaveUp, long waitedMillis,
                  long longestWaitMillis, Category category, double medianRatio, int learnedCeiling, long windowMillis,
-                 double pacePerSecond, long holds, long heldRequests, long holdUntilMillis) {
+                 double pacePerSecond, long holds, long heldRequests, long holdUntilMillis, int inFlight, int maxConcurrency,
+                 Decision lastDecision, long lastDecisionMillis) {
         this.host = host;
         this.policy = policy;
         this.requests = requests;
@@ -46,6 +54,10 @@ public final class HostSnapshot {
         this.holds = holds;
         this.heldRequests = heldRequests;
         this.holdUntilMillis = holdUntilMillis;
+        this.inFlight = inFlight;
+        this.maxConcurrency = maxConcurrency;
+        this.lastDecision = lastDecision;
+        this.lastDecisionMillis = lastDecisionMillis;
     }
 
     /** Recovery over header, median over the recent streaks; empty when no refusal carried a header. */
@@ -61,6 +73,16 @@ public final class HostSnapshot {
     /** When the current hold ends; empty when not held. */
     public OptionalLong holdUntil() {
         return holdUntilMillis == Long.MIN_VALUE ? OptionalLong.empty() : OptionalLong.of(holdUntilMillis);
+    }
+
+    /** The decision on the last refusal; empty before the first. */
+    public Optional<Decision> lastDecision() {
+        return Optional.ofNullable(lastDecision);
+    }
+
+    /** When the last decision was taken; meaningful only when there is one. */
+    public long lastDecisionMillis() {
+        return lastDecisionMillis;
     }
 
     /** The pace in requests per minute, the unit portals document their limits in. */

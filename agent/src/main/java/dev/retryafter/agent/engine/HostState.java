@@ -36,6 +36,9 @@ public final class HostState {
     private long heldRequests;
     private long waitedMillis;
     private long longestWaitMillis;
+    /** The last refusal's decision and when it was taken, for JMX; null before the first. */
+    private Decision lastDecision;
+    private long lastDecisionMillis;
 
     /** {@code handOvers} runs a permit hand-over that would otherwise recurse: see {@link HostPermits}. */
     HostState(String key, Policy policy, long now, Executor handOvers, KnowledgeStore store) {
@@ -204,6 +207,8 @@ public final class HostState {
         Decision decision = Decide.onRefusal(key, policy, counted, new Refusal(now, status, header, confirmsLongWait), attempt,
                 replayable, random);
         apply(decision, now, counted);
+        lastDecision = decision;
+        lastDecisionMillis = now;
         return new Refused(decision, learned);
     }
 
@@ -246,6 +251,18 @@ public final class HostState {
         return true;
     }
 
+    /**
+     * Retires this state and drops what the store knows of the host, held or owed a wait or not, if no
+     * request holds or waits for a permit: an operator's "forget", where {@link #retireIfIdle} is eviction's.
+     */
+    synchronized boolean retireAndForget() {
+        if (!permits.retireIfIdle()) {
+            return false;
+        }
+        store.forget(key);
+        return true;
+    }
+
     boolean isRetired() {
         return permits.isRetired();
     }
@@ -257,7 +274,8 @@ public final class HostState {
                 Decide.categoryOf(policy, known), known.characterisation().rawMedianRatio(),
                 known.learnedCeiling().orElse(LearnedLimit.NONE), policy.windowMillis(),
                 AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests,
-                known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE);
+                known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE, permits.inUse(), policy.maxConcurrency(),
+                lastDecision, lastDecisionMillis);
     }
 
     @Override

@@ -20,4 +20,13 @@ public interface HostStateStore {
 
     /** Every host tracked now, for the report. */
     Collection<HostState> hosts();
+
+    /**
+     * An operator asks to forget {@code key}: its state and what the knowledge store holds of it go, as
+     * if it had never been seen. Refused (false) while a request to it is in flight or waiting for a
+     * permit, or when the host is not tracked; a store that cannot drop states refuses always.
+     */
+    default boolean forget(String key) {
+        return false;
+    }
 }

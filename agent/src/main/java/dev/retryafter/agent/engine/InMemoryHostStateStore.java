@@ -75,6 +75,19 @@ public final class InMemoryHostStateStore implements HostStateStore {
         return new ArrayList<>(states.values());
     }
 
+    @Override
+    public boolean forget(String key) {
+        boolean[] forgotten = new boolean[1];
+        states.computeIfPresent(key, (k, current) -> {
+            if (current.retireAndForget()) {
+                forgotten[0] = true;
+                return null;
+            }
+            return current;
+        });
+        return forgotten[0]; // its place in the eviction queue goes when eviction next reaches it: retired, it is not queued again
+    }
+
     public int size() {
         return states.size();
     }

@@ -104,6 +104,19 @@ public final class InMemoryKnowledgeStore implements KnowledgeStore {
         hosts.remove(host);
     }
 
+    @Override
+    public boolean releaseHold(String host, long now) {
+        boolean[] released = new boolean[1];
+        hosts.computeIfPresent(host, (k, current) -> {
+            if (!current.isHeldAt(now)) {
+                return current;
+            }
+            released[0] = true;
+            return current.withoutHold(now);
+        });
+        return released[0];
+    }
+
     private void update(String host, java.util.function.UnaryOperator<HostKnowledge> change) {
         hosts.compute(host, (k, current) -> change.apply(current != null ? current : HostKnowledge.NONE));
     }

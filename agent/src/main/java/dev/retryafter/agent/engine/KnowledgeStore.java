@@ -67,6 +67,15 @@ public interface KnowledgeStore {
      */
     void forget(String host);
 
+    /**
+     * An operator lifts the hold on {@code host}, and any wait it imposed, at {@code now}; what was
+     * learned stays. False when the host was not held, or this store cannot lift one (a fleet's hold
+     * is the fleet's: each JVM would read it back).
+     */
+    default boolean releaseHold(String host, long now) {
+        return false;
+    }
+
     /** A streak that ended, with the knowledge before and after. */
     final class StreakEnd {
         private final FinishedStreak streak;

@@ -65,6 +65,27 @@ public final class RetryEngine {
         return store.hosts();
     }
 
+    /** The host tracked as {@code key} ("host:port"), or null. */
+    public HostState host(String key) {
+        String wanted = lowerCase(key);
+        for (HostState host : store.hosts()) {
+            if (host.key().equals(wanted)) {
+                return host;
+            }
+        }
+        return null;
+    }
+
+    /** An operator lifts the hold on {@code key} ("host:port"): false when it was not held or the store cannot. */
+    public boolean releaseHold(String key) {
+        return knowledge.releaseHold(lowerCase(key), clock.millis());
+    }
+
+    /** An operator drops all this JVM tracks and knows of {@code key}; see {@link HostStateStore#forget}. */
+    public boolean forget(String key) {
+        return store.forget(lowerCase(key));
+    }
+
     public long now() {
         return clock.millis();
     }

@@ -45,6 +45,11 @@ public final class OkHttpCalls {
 
     /** At {@code RetryAndFollowUpInterceptor}: the enqueued call's granted turn, or the blocking loop's begin. */
     public Call begin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException {
+        return begin(okCall, scheme, host, port, replayable, true);
+    }
+
+    /** As {@link #begin(Object, String, String, int, boolean)}; with {@code governNew} false, only a turn already granted is taken. */
+    public Call begin(Object okCall, String scheme, String host, int port, boolean replayable, boolean governNew) throws IOException {
         Object turn = okCall == null ? null : granted.remove(okCall);
         if (turn instanceof HostHeldException) {
             throw (HostHeldException) turn;
@@ -56,7 +61,7 @@ public final class OkHttpCalls {
         if (turn instanceof Call) {
             ((Call) turn).endAttempt(); // nested inside another governed call: governed once, by the outer one
         }
-        return loop.begin(scheme, host, port, replayable);
+        return governNew ? loop.begin(scheme, host, port, replayable) : null;
     }
 
     /** True when the agent has taken the call over: it enqueues it itself once the first turn has come. */
