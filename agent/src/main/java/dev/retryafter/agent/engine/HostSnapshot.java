@@ -26,10 +26,12 @@ public final class HostSnapshot {
     public final long holds;
     public final long heldRequests;
     private final long holdUntilMillis;
+    /** What enforce mode would have done while the host was observed. */
+    public final ObservedCounts observed;
 
     HostSnapshot(String host, String policy, long requests, long refusals, long retries, long gaveUp, long waitedMillis,
                  long longestWaitMillis, Category category, double medianRatio, int learnedCeiling, long windowMillis,
-                 double pacePerSecond, long holds, long heldRequests, long holdUntilMillis) {
+                 double pacePerSecond, long holds, long heldRequests, long holdUntilMillis, ObservedCounts observed) {
         this.host = host;
         this.policy = policy;
         this.requests = requests;
@@ -46,6 +48,7 @@ public final class HostSnapshot {
         this.holds = holds;
         this.heldRequests = heldRequests;
         this.holdUntilMillis = holdUntilMillis;
+        this.observed = observed;
     }
 
     /** Recovery over header, median over the recent streaks; empty when no refusal carried a header. */
