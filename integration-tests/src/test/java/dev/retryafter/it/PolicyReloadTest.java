@@ -87,6 +87,47 @@ class PolicyReloadTest {
         }
     }
 
+    /**
+     * Apache 5 wraps its retry strategy when the client is built, in observe mode here: from the
+     * switch to enforce on, the agent retries the refusals, and the strategy beneath stands aside.
+     */
+    @Test
+    void anApacheClientBuiltInObserveModeHasItsRefusalsRetriedOnceTheModeIsEnforce() throws Exception {
+        // Waits far longer than a poll of the log: the portal's count between two records' last lines is exact to a request or two.
+        String common = "reload = 200ms\ndefault.min-sleep = 300ms\ndefault.max-sleep = 400ms\ndefault.backoff-base = 300ms\n"
+                + "default.backoff-cap = 400ms\ndefault.max-attempts = 3\n";
+        Path dir = Files.createTempDirectory(ChildJvm.workDir(), "reload-");
+        Path file = dir.resolve("policies.properties");
+        Files.writeString(file, common + "mode = observe\n");
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 1, 600_000))) {
+            ChildJvm child = new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofSeconds(120));
+            Clients.onClasspath(child, "apache5-default");
+            child.withAgent("config=" + file).main("dev.retryafter.demo.scraper.LegacyScraper")
+                    .args(List.of("--client", Clients.scraperArgument("apache5-default"), "--url", portal.baseUrl(), "--records", "100000"));
+            ChildJvm.Running running = child.start();
+            try {
+                int at = awaitLog(running, 0, Pattern.compile("attempt 1/3 .* -> would retry in"));
+                replace(file, common + "mode = enforce\n");
+                at = awaitLog(running, at, Pattern.compile("policies reloaded from .*: mode observe -> enforce"));
+                String observed = running.stderrSoFar().substring(0, at);
+                assertTrue(!observed.contains("attempt 2/3"), () -> "observe mode retried nothing itself:\n" + tail(observed));
+
+                at = awaitLog(running, at, Pattern.compile("attempt 3/3 .* -> give up"));
+                long start = portal.stats().requests;
+                for (int record = 0; record < 4; record++) {
+                    at = awaitLog(running, at, Pattern.compile("attempt 3/3 .* -> give up"));
+                }
+                long requests = portal.stats().requests - start;
+                String log = running.stderrSoFar();
+                // Three attempts a record, the agent's. Had the strategy retried beneath each, twice that.
+                assertTrue(requests >= 4 * 3 - 2 && requests <= 4 * 3 + 2,
+                        () -> requests + " requests for 4 records after the switch\n" + tail(log));
+            } finally {
+                running.process.destroyForcibly().waitFor();
+            }
+        }
+    }
+
     private static void replace(Path target, String text) throws Exception {
         Path next = target.resolveSibling("next.properties");
         Files.writeString(next, text);
