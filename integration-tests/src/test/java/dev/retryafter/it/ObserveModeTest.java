@@ -6,6 +6,7 @@ import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
 import dev.retryafter.demo.portal.PortalStats;
 import dev.retryafter.it.harness.Jdk;
+import dev.retryafter.it.harness.ScriptedServer;
 import dev.retryafter.it.harness.ScraperRun;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -64,6 +65,27 @@ class ObserveModeTest {
         assertTrue(host.number("wouldDelayRequests") >= RECORDS - ADMITTED - 1, host::toString);
         assertTrue(host.number("wouldDelayMillis") > 0, host::toString);
         assertEquals(0, host.number("sleptMillis"), host::toString);
+    }
+
+    /** OkHttp sends a 503 with Retry-After: 0 once more by itself; enforce mode takes that retry over, observe mode leaves it to OkHttp. */
+    @org.junit.jupiter.api.Test
+    void okHttpsOwnRetryOfA503IsLeftToIt() throws Exception {
+        List<String> log = new java.util.ArrayList<>();
+        int without = okhttpRequests(null, log);
+        int observed = okhttpRequests("mode = observe\ndefault.min-sleep = 100ms\ndefault.max-sleep = 200ms\n", log);
+        assertEquals(2 * 4, without, "OkHttp itself sends each 503 twice");
+        assertEquals(without, observed, () -> "the same requests in observe mode\n" + log);
+        assertEquals(4, log.stream().filter(l -> l.contains(" 503 attempt 1/5 Retry-After=\"0\" -> would retry in ")).count(),
+                () -> "the agent saw each record's last 503 and said what it would do\n" + log);
+    }
+
+    private static int okhttpRequests(String policy, List<String> log) throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> new ScriptedServer.Reply(503, "0", 16))) {
+            ScraperRun run = ScraperRun.run(Jdk.JAVA_17, policy, "okhttp", server.url(""), 4);
+            assertEquals(4, run.refused, run::toString);
+            log.addAll(run.jvm.agentLines());
+            return server.requests();
+        }
     }
 
     private static final class Scrape {
