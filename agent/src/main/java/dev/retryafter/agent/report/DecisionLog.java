@@ -77,7 +77,7 @@ public final class DecisionLog implements DecisionListener {
             line.append("queue for a permit (max-concurrency ").append(host.policy().maxConcurrency()).append(" in flight)");
         }
         if (turn.wouldWaitMillis() > 0) {
-            line.append(turn.wouldQueue() ? ", then " : "").append("wait ").append(DecisionLine.duration(turn.wouldWaitMillis()))
+            line.append(turn.wouldQueue() ? ", then " : "").append("wait ").append(String.format(Locale.ROOT, "%.1fs", turn.wouldWaitMillis() / 1000.0))
                     .append(" before sending");
         }
         log.info(line.append(" (observe mode: sent now)").toString());
