@@ -2,6 +2,8 @@ package dev.retryafter.agent;
 
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.config.AgentConfig;
+import dev.retryafter.agent.config.PolicyReloader;
+import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.FileKnowledgeStore;
 import dev.retryafter.agent.engine.HostSnapshot;
@@ -33,7 +35,8 @@ final class AgentInstaller {
     static void install(AgentConfig config, Instrumentation instrumentation) throws Exception {
         Logger log = AgentLog.logger();
         Clock clock = Clock.system();
-        RetryEngine.Builder builder = RetryEngine.builder().clock(clock).policies(config.policies()).listener(new DecisionLog(log));
+        RetryEngine.Builder builder = RetryEngine.builder().clock(clock).policies(config.policies()).mode(config.mode())
+                .listener(new DecisionLog(log));
         FileKnowledgeStore state = openState(config.stateFile(), clock, log);
         // With both a state file and a fleet store, the file is this JVM's copy under the fleet's:
         // read at start, written as ever, and what the JVM carries on with while Redis is gone.
@@ -73,8 +76,40 @@ final class AgentInstaller {
             long interval = config.stateFile().intervalMillis();
             saver.scheduleWithFixedDelay(() -> save(state, log), interval, interval, TimeUnit.MILLISECONDS);
         }
-        log.info("on; policies from {}: {}; knowledge in {}", config.source(), config.policies(),
-                fleet != null ? config.store() : "memory");
+        log.info("on; policies from {}: {}; knowledge in {}; mode {}", config.source(), config.policies(),
+                fleet != null ? config.store() : "memory", config.mode().label()
+                        + (config.mode() == Mode.OBSERVE ? " (decisions are logged as what it would do; the traffic is left alone)" : ""));
+        watchPolicyFile(config, engine, beans, log);
+    }
+
+    /**
+     * Polls the policy file on a daemon thread: a valid edit moves every host to its new policy
+     * for its next requests, and what was learned stays; a change of {@code mode} in the file
+     * switches the engine's mode (as the run-time switch does).
+     */
+    private static void watchPolicyFile(AgentConfig config, RetryEngine engine, ManagementBeans beans, Logger log) {
+        if (config.policyFile() == null || config.reloadMillis() <= 0) {
+            return;
+        }
+        PolicyReloader reloader = new PolicyReloader(config, (next, modeChanged) -> {
+            engine.usePolicies(next.policies());
+            if (modeChanged) {
+                engine.switchMode(next.mode());
+            }
+            beans.policyLoaded(config.source(), System.currentTimeMillis());
+        }, log::info, log::warn);
+        ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "retry-after-agent-reload");
+            thread.setDaemon(true);
+            return thread;
+        });
+        poller.scheduleWithFixedDelay(() -> {
+            try {
+                reloader.check();
+            } catch (Throwable t) {
+                AgentLog.failure("reloading the policy file", t); // the policy in force stays
+            }
+        }, config.reloadMillis(), config.reloadMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The fleet's store on Redis; null when none is configured or it cannot be made (then this JVM's knowledge is its own). */

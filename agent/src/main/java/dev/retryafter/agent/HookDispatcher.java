@@ -216,6 +216,6 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     @Override
     public boolean isGovernedRefusal(int status) {
         Call call = depth.current();
-        return call != null && call.host().policy().isRefusal(status);
+        return call != null && call.answersRefusal(status);
     }
 }

@@ -108,17 +108,16 @@ class JmxTest {
                     server.setAttribute(AGENT, new Attribute("Enabled", true));
                     server.setAttribute(AGENT, new Attribute("Mode", "observe"));
                     assertEquals("observe", server.getAttribute(AGENT, "Mode"));
+                    long refusalsBeforeObserving = portal.stats().refusals;
                     app.send("fetch 12");
                     String observed = app.awaitLine("FETCHED 3 ", PATIENCE);
-                    // TODO(merge): once observe mode is wired to AgentMode, the refusals of this batch reach
-                    // the application (refused > 0, Inconclusive if the portal refused none), and the host's
-                    // MBean counts them as would-be retries.
-                    assertTrue(observed.startsWith("FETCHED 3 ok="), observed);
+                    long refusedObserving = portal.stats().refusals - refusalsBeforeObserving;
+                    Inconclusive.unlessRefused(refusedObserving, portal.stats()::toString);
+                    assertEquals("FETCHED 3 ok=" + (12 - refusedObserving) + " refused=" + refusedObserving, observed,
+                            "observed: every refusal reaches the application");
                     server.setAttribute(AGENT, new Attribute("Mode", "enforce"));
                     assertEquals("enforce", server.getAttribute(AGENT, "Mode"));
                     app.send("fetch 12");
-                    // (Whether the portal refused in this batch depends on what observe mode learned: the lead's
-                    // completion above makes observe leave the pace alone, so refusals come here too.)
                     assertEquals("FETCHED 4 ok=12 refused=0", app.awaitLine("FETCHED 4 ", PATIENCE), "enforced: every refusal retried");
                     awaitRegistered(server, host, true);
                 }
@@ -128,6 +127,8 @@ class JmxTest {
                 assertTrue(result.stderr.contains("disabled over JMX"), result::toString);
                 assertTrue(result.stderr.contains(portal.port() + ": forgotten over JMX"), result::toString);
                 assertTrue(result.stderr.contains("mode enforce -> observe, over JMX"), result::toString);
+                assertTrue(result.stderr.contains("would retry") && result.stderr.contains("(observe mode: not done)"), result::toString);
+                assertTrue(result.stderr.contains("mode observe -> enforce, over JMX"), result::toString);
             } finally {
                 app.process.destroyForcibly();
             }

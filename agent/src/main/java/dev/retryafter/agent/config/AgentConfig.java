@@ -1,6 +1,12 @@
 package dev.retryafter.agent.config;
 
+import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.Policy;
+
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
 
 /** What the agent was told: whether it is on, where to write its report, and the host policies. */
 public final class AgentConfig {
@@ -11,6 +17,34 @@ public final class AgentConfig {
     private final String source;
     private final StateFile stateFile;
     private final StoreSettings store;
+    private final Read read;
+
+    /** How often the policy file is looked at for changes, unless {@code reload} says otherwise. */
+    static final long DEFAULT_RELOAD_MILLIS = 5_000;
+
+    /**
+     * What was read, beyond the values themselves: the mode, the reload interval, and what a reload
+     * needs to read it again and say what changed.
+     */
+    static final class Read {
+        static final Read NONE = new Read(Mode.ENFORCE, DEFAULT_RELOAD_MILLIS, null,
+                Collections.<PolicyFile.Line>emptyList(), Collections.<String, String>emptyMap());
+
+        final Mode mode;
+        final long reloadMillis;
+        final Path file;
+        final List<PolicyFile.Line> overrides;
+        /** Every key as written, after the argument's overrides, in file order. */
+        final Map<String, String> settings;
+
+        Read(Mode mode, long reloadMillis, Path file, List<PolicyFile.Line> overrides, Map<String, String> settings) {
+            this.mode = mode;
+            this.reloadMillis = reloadMillis;
+            this.file = file;
+            this.overrides = overrides;
+            this.settings = settings;
+        }
+    }
 
     /** Written every minute, and at exit. */
     static final long DEFAULT_STATE_INTERVAL_MILLIS = 60_000;
@@ -24,6 +58,12 @@ public final class AgentConfig {
 
     AgentConfig(boolean enabled, String reportPath, Policies policies, String source, StateFile stateFile,
             StoreSettings store) {
+        this(enabled, reportPath, policies, source, stateFile, store, Read.NONE);
+    }
+
+    AgentConfig(boolean enabled, String reportPath, Policies policies, String source, StateFile stateFile,
+            StoreSettings store, Read read) {
+        this.read = read;
         this.enabled = enabled;
         this.reportPath = reportPath;
         this.policies = policies;
@@ -65,7 +105,34 @@ public final class AgentConfig {
 
     /** The same, switched on or off by {@code switchedBy}, which the start-up line then names. */
     AgentConfig withEnabled(boolean on, String switchedBy) {
-        return new AgentConfig(on, reportPath, policies, source + ", " + switchedBy, stateFile, store);
+        return new AgentConfig(on, reportPath, policies, source + ", " + switchedBy, stateFile, store, read);
+    }
+
+    /**
+     * {@code mode}: the mode of every host whose policy sets none, at start; it can be switched at
+     * run time. Enforce unless the file or argument says observe.
+     */
+    public Mode mode() {
+        return read.mode;
+    }
+
+    /** {@code reload}: how often the policy file is looked at for changes; 0 for never ({@code reload = off}). Default 5 s. */
+    public long reloadMillis() {
+        return read.reloadMillis;
+    }
+
+    /** The policy file, or null when everything came from the argument. */
+    public Path policyFile() {
+        return read.file;
+    }
+
+    List<PolicyFile.Line> overrides() {
+        return read.overrides;
+    }
+
+    /** Every key as written, file and argument together, in order: what a reload compares. */
+    Map<String, String> settings() {
+        return read.settings;
     }
 
     public boolean enabled() {

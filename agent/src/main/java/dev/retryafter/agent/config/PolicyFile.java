@@ -1,5 +1,6 @@
 package dev.retryafter.agent.config;
 
+import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.Policy;
 
 import java.io.IOException;
@@ -34,8 +35,10 @@ public final class PolicyFile {
     static final String STATE_FILE = "state-file";
     static final String STATE_INTERVAL = "state-interval";
     static final String STATE_MAX_AGE = "state-max-age";
+    static final String MODE = "mode";
+    static final String RELOAD = "reload";
     private static final String DEFAULT_PREFIX = "default.";
-    private static final String POLICY_PREFIX = "policy.";
+    static final String POLICY_PREFIX = "policy.";
     private static final String HOSTS = "hosts";
     private static final String MIN_SLEEP = "min-sleep";
     private static final String MAX_SLEEP = "max-sleep";
@@ -88,7 +91,7 @@ public final class PolicyFile {
             }
             lines.addAll(parse(file.toString(), text));
         }
-        return build(lines, overrides, file == null ? "agent argument" : file.toString(), environment);
+        return build(lines, overrides, file == null ? "agent argument" : file.toString(), environment, file);
     }
 
     static List<Line> parse(String source, String text) throws ConfigException {
@@ -96,7 +99,7 @@ public final class PolicyFile {
     }
 
     private static AgentConfig build(List<Line> fileLines, List<Line> overrides, String source,
-                                     Map<String, String> environment) throws ConfigException {
+                                     Map<String, String> environment, Path file) throws ConfigException {
         Map<String, Line> byKey = new LinkedHashMap<>();
         for (Line line : fileLines) {
             byKey.put(line.key, line);
@@ -110,6 +113,8 @@ public final class PolicyFile {
         String stateFile = null;
         long stateInterval = AgentConfig.DEFAULT_STATE_INTERVAL_MILLIS;
         long stateMaxAge = AgentConfig.DEFAULT_STATE_MAX_AGE_MILLIS;
+        Mode mode = Mode.ENFORCE;
+        long reload = AgentConfig.DEFAULT_RELOAD_MILLIS;
         Policy.Builder defaults = Policy.builder();
         Map<String, Line> defaultLines = new LinkedHashMap<>();
         Map<String, Map<String, Line>> policyLines = new LinkedHashMap<>();
@@ -127,6 +132,10 @@ public final class PolicyFile {
                 stateInterval = read(line, () -> positiveDuration(line.value));
             } else if (key.equals(STATE_MAX_AGE)) {
                 stateMaxAge = read(line, () -> positiveDuration(line.value));
+            } else if (key.equals(MODE)) {
+                mode = read(line, () -> Values.mode(line.value));
+            } else if (key.equals(RELOAD)) {
+                reload = read(line, () -> Values.reloadMillis(line.value));
             } else if (StoreSettings.KEYS.contains(key)) {
                 storeLines.put(key, line);
             } else if (key.equals(DEFAULT_PREFIX + StoreSettings.SHARE)) {
@@ -173,7 +182,16 @@ public final class PolicyFile {
             entries.add(new Policies.Entry(hostPatterns(hosts), buildPolicy(builder, defaultPolicy, lines, defaultLines, source), shared));
         }
         return new AgentConfig(enabled, report, new Policies(entries, defaultPolicy, defaultShared), source,
-                new AgentConfig.StateFile(stateFile, stateInterval, stateMaxAge), StoreSettings.read(storeLines, environment));
+                new AgentConfig.StateFile(stateFile, stateInterval, stateMaxAge), StoreSettings.read(storeLines, environment),
+                new AgentConfig.Read(mode, reload, file, Collections.unmodifiableList(new ArrayList<>(overrides)), settings(byKey)));
+    }
+
+    private static Map<String, String> settings(Map<String, Line> byKey) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (Line line : byKey.values()) {
+            settings.put(line.key, line.value);
+        }
+        return Collections.unmodifiableMap(settings);
     }
 
     /**
@@ -293,6 +311,8 @@ public final class PolicyFile {
         known.add(STATE_FILE);
         known.add(STATE_INTERVAL);
         known.add(STATE_MAX_AGE);
+        known.add(MODE);
+        known.add(RELOAD);
         String policyPrefix = DEFAULT_PREFIX;
         if (key.startsWith(POLICY_PREFIX) && key.indexOf('.', POLICY_PREFIX.length()) > POLICY_PREFIX.length()) {
             policyPrefix = key.substring(0, key.indexOf('.', POLICY_PREFIX.length()) + 1);

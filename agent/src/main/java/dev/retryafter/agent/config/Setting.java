@@ -17,7 +17,8 @@ enum Setting {
     HEADROOM("headroom", (b, v) -> b.headroom(Values.fraction(v))),
     RETRY_STATUSES("retry-statuses", (b, v) -> b.retryStatuses(Values.statuses(v))),
     CATEGORY("category", (b, v) -> b.pinnedCategory(category(v))),
-    RATE("rate", (b, v) -> b.startRatePerSecond(Values.ratePerSecond(v)));
+    RATE("rate", (b, v) -> b.startRatePerSecond(Values.ratePerSecond(v))),
+    MODE("mode", (b, v) -> b.mode(Values.mode(v)));
 
     private final String key;
     private final BiConsumer<Policy.Builder, String> apply;

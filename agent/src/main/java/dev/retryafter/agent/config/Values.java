@@ -1,5 +1,7 @@
 package dev.retryafter.agent.config;
 
+import dev.retryafter.agent.engine.Mode;
+
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -115,5 +117,26 @@ final class Values {
             }
         }
         return statuses;
+    }
+
+    /** {@code observe} or {@code enforce}. */
+    static Mode mode(String text) {
+        Mode mode = Mode.fromLabel(text);
+        if (mode == null) {
+            throw new IllegalArgumentException("'" + text + "' is not observe or enforce");
+        }
+        return mode;
+    }
+
+    /** {@code off}, or how often to look: a duration of at least 100 ms. */
+    static long reloadMillis(String text) {
+        if (text.trim().equalsIgnoreCase("off")) {
+            return 0;
+        }
+        long millis = durationMillis(text);
+        if (millis < 100) {
+            throw new IllegalArgumentException("'" + text + "' must be off or at least 100ms");
+        }
+        return millis;
     }
 }

@@ -47,6 +47,8 @@ public final class Call {
     private int attempt;
     private long sentAt;
     private Decision lastDecision;
+    /** The mode of the attempt under way, read as its turn began. */
+    private Mode mode = Mode.ENFORCE;
 
     /** 1 while this call holds one of the host's permits; released exactly once, by whoever gets here first. */
     private volatile int permitHeld;
@@ -71,6 +73,10 @@ public final class Call {
     public void awaitTurn() throws HostHeldException, InterruptedException {
         attempt++;
         startWaiting();
+        if (observes()) {
+            observeTurn();
+            return;
+        }
         failIfHeld(host());
         CompletableFuture<Void> permit = acquirePermit();
         HostState state = host;
@@ -115,6 +121,10 @@ public final class Call {
         attempt++;
         try {
             startWaiting();
+            if (observes()) {
+                observeTurn();
+                return Futures.DONE;
+            }
             failIfHeld(host());
             CompletableFuture<Void> permit = acquirePermit();
             pendingPermit = permit;
@@ -137,6 +147,33 @@ public final class Call {
         } catch (HostHeldException | RuntimeException e) {
             releasePermit();
             return Futures.failed(e);
+        }
+    }
+
+    /** Reads the mode this attempt runs in: the host's policy's, else the engine's. */
+    private boolean observes() {
+        mode = engine.modeFor(host().policy());
+        return mode == Mode.OBSERVE;
+    }
+
+    /**
+     * Observe mode's turn: a permit at once, whatever the cap (so requests in flight are still
+     * counted, and a switch to enforce sees them), and what enforce mode would have done said and
+     * counted; the attempt goes now.
+     */
+    private void observeTurn() {
+        CompletableFuture<Void> permit = acquireUncappedPermit();
+        HostState state = host;
+        try {
+            onPermitGranted();
+            ObservedTurn turn = state.observeTurn(engine.now(), permit == HostPermits.GRANTED_OVER_CAP);
+            if (turn.changesAnything()) {
+                engine.listener.onObservedTurn(state, turn);
+            }
+            markSent();
+        } catch (RuntimeException | Error e) {
+            releasePermit();
+            throw e;
         }
     }
 
@@ -212,7 +249,7 @@ public final class Call {
             return false;
         }
         RetryAfter header = RetryAfterParser.parse(retryAfter, now);
-        HostState.Refused refused = state.onRefusal(now, sentAt, status, header, attempt, replayable, engine.random.getAsDouble());
+        HostState.Refused refused = state.onRefusal(now, sentAt, status, header, attempt, replayable, engine.random.getAsDouble(), mode);
         Decision decision = refused.decision;
         engine.listener.onRefusal(state, decision);
         if (refused.learned != null) {
@@ -221,7 +258,7 @@ public final class Call {
         // Recorded only once told: a listener that throws makes the caller hand this response back,
         // and retryRequested() must then agree with it.
         lastDecision = decision;
-        return decision.isRetry();
+        return decision.retriesNow();
     }
 
     /** The attempt is over (answered or failed): its permit goes back. Safe to call twice. */
@@ -231,9 +268,18 @@ public final class Call {
         releasePermit();
     }
 
-    /** Whether the last response was a refusal the engine will retry. */
+    /** Whether the last response was a refusal the engine will retry: never in observe mode. */
     public boolean retryRequested() {
-        return lastDecision != null && lastDecision.isRetry();
+        return lastDecision != null && lastDecision.retriesNow();
+    }
+
+    /**
+     * Whether a response with {@code status} to the attempt under way is the agent's to answer, so
+     * a client's own retry of it must stand aside: a refusal, in enforce mode. In observe mode every
+     * retry stays the client's.
+     */
+    public boolean answersRefusal(int status) {
+        return mode == Mode.ENFORCE && host().policy().isRefusal(status);
     }
 
     /** The decision on the last response, or null when it was not a refusal. */
@@ -272,6 +318,19 @@ public final class Call {
         for (;;) {
             HostState state = engine.stateOf(key, hostName, port);
             CompletableFuture<Void> permit = state.permits().acquire();
+            if (permit != null) {
+                state.touch(engine.now());
+                host = state;
+                return permit;
+            }
+        }
+    }
+
+    /** As {@link #acquirePermit()}, but granted at once whatever the cap. */
+    private CompletableFuture<Void> acquireUncappedPermit() {
+        for (;;) {
+            HostState state = engine.stateOf(key, hostName, port);
+            CompletableFuture<Void> permit = state.permits().acquireUncapped();
             if (permit != null) {
                 state.touch(engine.now());
                 host = state;

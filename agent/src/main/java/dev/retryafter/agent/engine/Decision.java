@@ -28,9 +28,15 @@ public final class Decision {
     private final Outcome outcome;
     private final Category category;
     private final long holdUntilMillis;
+    private final Mode mode;
 
     Decision(String host, int status, int attempt, int maxAttempts, RetryAfter header, Wait wait,
              Outcome outcome, Category category, long holdUntilMillis) {
+        this(host, status, attempt, maxAttempts, header, wait, outcome, category, holdUntilMillis, Mode.ENFORCE);
+    }
+
+    private Decision(String host, int status, int attempt, int maxAttempts, RetryAfter header, Wait wait,
+                     Outcome outcome, Category category, long holdUntilMillis, Mode mode) {
         this.host = host;
         this.status = status;
         this.attempt = attempt;
@@ -40,6 +46,13 @@ public final class Decision {
         this.outcome = outcome;
         this.category = category;
         this.holdUntilMillis = holdUntilMillis;
+        this.mode = mode;
+    }
+
+    /** The same decision, taken in {@code mode}. */
+    Decision in(Mode mode) {
+        return mode == this.mode ? this
+                : new Decision(host, status, attempt, maxAttempts, header, wait, outcome, category, holdUntilMillis, mode);
     }
 
     public String host() {
@@ -83,6 +96,16 @@ public final class Decision {
 
     public boolean isRetry() {
         return outcome == Outcome.RETRY;
+    }
+
+    /** The mode it was taken in: in {@link Mode#OBSERVE} nothing of it was done, only said. */
+    public Mode mode() {
+        return mode;
+    }
+
+    /** Whether the refusal is discarded and the request sent again: a retry, enforced. */
+    public boolean retriesNow() {
+        return isRetry() && mode == Mode.ENFORCE;
     }
 
     @Override

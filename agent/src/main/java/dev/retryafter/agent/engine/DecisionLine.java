@@ -24,6 +24,9 @@ public final class DecisionLine {
                 .append(" attempt ").append(d.attempt()).append('/').append(d.maxAttempts())
                 .append(" Retry-After=").append(quoted(d.header().raw()))
                 .append(" -> ");
+        if (d.mode() == Mode.OBSERVE) {
+            line.append("would ");
+        }
         String waited = seconds(d.waitBeforeNextRequest().millis());
         switch (d.outcome()) {
             case RETRY:
@@ -33,7 +36,7 @@ public final class DecisionLine {
                 line.append("give up after ").append(d.attempt()).append(" attempts, host waits ").append(waited);
                 break;
             case NOT_REPLAYABLE:
-                line.append("returned, the request body cannot be sent twice; host waits ").append(waited);
+                line.append(d.mode() == Mode.OBSERVE ? "return it" : "returned").append(", the request body cannot be sent twice; host waits ").append(waited);
                 break;
             case HOLD:
                 line.append("hold host until ").append(Instant.ofEpochMilli(d.holdUntil().getAsLong()));
@@ -41,7 +44,8 @@ public final class DecisionLine {
             default:
                 throw new AssertionError(d.outcome());
         }
-        return line.append(": ").append(d.waitBeforeNextRequest().explanation()).append(" [").append(d.category().label()).append(']').toString();
+        line.append(": ").append(d.waitBeforeNextRequest().explanation()).append(" [").append(d.category().label()).append(']');
+        return d.mode() == Mode.OBSERVE ? line.append(" (observe mode: not done)").toString() : line.toString();
     }
 
     /** The raw header in quotes, control characters escaped, cut to {@link #MAX_HEADER_CHARS}; "none" if absent. */

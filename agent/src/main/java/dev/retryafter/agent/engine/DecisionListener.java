@@ -22,6 +22,13 @@ public interface DecisionListener {
     /** A request failed fast because its host is held. */
     void onHeldRequest(HostState host, HostHeldException failure);
 
+    /**
+     * Observe mode let a request go at once that enforce mode would have held back, queued or
+     * failed fast ({@link ObservedTurn#changesAnything()}); told for no other request.
+     */
+    default void onObservedTurn(HostState host, ObservedTurn turn) {
+    }
+
     /** Listens to nothing. */
     enum NoOp implements DecisionListener {
         INSTANCE;

@@ -19,11 +19,14 @@ final class HostPermits {
 
     /** Shared by every uncontended acquire: the happy path allocates nothing here. */
     private static final CompletableFuture<Void> GRANTED = CompletableFuture.completedFuture(null);
+    /** Granted by {@link #acquireUncapped()} where {@link #acquire()} would have queued. */
+    static final CompletableFuture<Void> GRANTED_OVER_CAP = CompletableFuture.completedFuture(null);
 
     /** Set while this thread completes a waiter's future, for any host. */
     private static final ThreadLocal<Boolean> HANDING_OVER = new ThreadLocal<>();
 
-    private final int max;
+    /** Guarded by this: a reload may change it while permits are held. */
+    private int max;
     private final Executor handOvers;
     private int inUse;
     private boolean retired;
@@ -55,6 +58,57 @@ final class HostPermits {
             waiters.add(waiter);
             return waiter;
         }
+    }
+
+    /**
+     * A permit at once, whatever the cap: observe mode counts requests in flight without holding
+     * any back. {@link #GRANTED_OVER_CAP} when {@link #acquire()} would have queued. Released as
+     * any other; a release that leaves the host over its cap frees the permit rather than hand it
+     * to a waiter. Null once retired, as for {@link #acquire()}.
+     */
+    synchronized CompletableFuture<Void> acquireUncapped() {
+        if (retired) {
+            return null;
+        }
+        boolean wouldQueue = inUse >= max || (waiters != null && !waiters.isEmpty());
+        inUse++;
+        return wouldQueue ? GRANTED_OVER_CAP : GRANTED;
+    }
+
+    /**
+     * A new cap, from a reloaded policy. It applies to acquisitions from now on: a higher one lets
+     * waiters in at once (through {@code handOvers}, not on the reloading thread); a lower one
+     * takes no permit back, and releases free permits until the host is under it again.
+     */
+    void resize(int newMax) {
+        java.util.List<CompletableFuture<Void>> admitted = new java.util.ArrayList<>();
+        synchronized (this) {
+            max = newMax;
+            while (inUse < max && waiters != null && !waiters.isEmpty()) {
+                CompletableFuture<Void> next = waiters.poll();
+                if (!next.isCancelled()) {
+                    inUse++;
+                    admitted.add(next);
+                }
+            }
+        }
+        for (CompletableFuture<Void> waiter : admitted) {
+            try {
+                handOvers.execute(() -> grantOrRelease(waiter));
+            } catch (RuntimeException rejected) {
+                grantOrRelease(waiter);
+            }
+        }
+    }
+
+    private void grantOrRelease(CompletableFuture<Void> waiter) {
+        if (!waiter.complete(null)) {
+            release(); // cancelled meanwhile: the permit goes on to the next
+        }
+    }
+
+    synchronized int max() {
+        return max;
     }
 
     /** Blocks until {@code permit}, from {@link #acquire()}, is granted; an interrupt leaves the queue (or hands the permit back) and is rethrown. */
@@ -105,6 +159,10 @@ final class HostPermits {
 
     /** The next live waiter, now owning the released permit; null when the permit was freed instead. */
     private synchronized CompletableFuture<Void> nextWaiterOrFree() {
+        if (inUse > max) {
+            inUse--; // over the cap (observe mode, or a cap lowered by a reload): nobody may take this one
+            return null;
+        }
         CompletableFuture<Void> next;
         do {
             next = waiters == null ? null : waiters.poll();

@@ -33,11 +33,13 @@ public final class HostSnapshot {
     public final int maxConcurrency;
     private final Decision lastDecision;
     private final long lastDecisionMillis;
+    /** What enforce mode would have done while the host was observed. */
+    public final ObservedCounts observed;
 
     HostSnapshot(String host, String policy, long requests, long refusals, long retries, long gaveUp, long waitedMillis,
                  long longestWaitMillis, Category category, double medianRatio, int learnedCeiling, long windowMillis,
                  double pacePerSecond, long holds, long heldRequests, long holdUntilMillis, int inFlight, int maxConcurrency,
-                 Decision lastDecision, long lastDecisionMillis) {
+                 Decision lastDecision, long lastDecisionMillis, ObservedCounts observed) {
         this.host = host;
         this.policy = policy;
         this.requests = requests;
@@ -58,6 +60,7 @@ public final class HostSnapshot {
         this.maxConcurrency = maxConcurrency;
         this.lastDecision = lastDecision;
         this.lastDecisionMillis = lastDecisionMillis;
+        this.observed = observed;
     }
 
     /** Recovery over header, median over the recent streaks; empty when no refusal carried a header. */

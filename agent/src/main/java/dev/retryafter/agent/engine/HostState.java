@@ -16,16 +16,19 @@ import java.util.concurrent.Executor;
 public final class HostState {
 
     private final String key;
-    private final Policy policy;
+    /** Replaced by a reload ({@link #usePolicy}); a method that reads it more than once reads it once, into a local. */
+    private volatile Policy policy;
     private final HostPermits permits;
     private final KnowledgeStore store;
     /** The pace a configured start rate gives, until the host teaches one; null when none is configured. */
-    private final PaceSchedule startPace;
+    private volatile PaceSchedule startPace;
     private volatile long lastUsedMillis;
 
     // Guarded by this.
     private final LongWaitClaim longWaitClaim = new LongWaitClaim();
-    private final LearnedLimit limit;
+    private LearnedLimit limit;
+    /** When observe mode last let a request go: what the pace would have spaced the next one from. */
+    private long lastObservedSendMillis = HostKnowledge.NO_MOMENT;
 
     // Counters for the report, guarded by this.
     private long requests;
@@ -39,6 +42,15 @@ public final class HostState {
     /** The last refusal's decision and when it was taken, for JMX; null before the first. */
     private Decision lastDecision;
     private long lastDecisionMillis;
+    // What enforce mode would have done, in observe mode; guarded by this.
+    private long observedRetries;
+    private long observedRetryWaitMillis;
+    private long observedGaveUp;
+    private long observedDelays;
+    private long observedDelayMillis;
+    private long observedQueued;
+    private long observedFailedFast;
+    private long observedHolds;
 
     /** {@code handOvers} runs a permit hand-over that would otherwise recurse: see {@link HostPermits}. */
     HostState(String key, Policy policy, long now, Executor handOvers, KnowledgeStore store) {
@@ -58,6 +70,25 @@ public final class HostState {
 
     public Policy policy() {
         return policy;
+    }
+
+    /**
+     * A reloaded policy, for requests from now on; what was learned stays. A new cap applies to
+     * new acquisitions (permits held now are given back as ever); a new start rate to the pace
+     * until the host teaches one; a new window restarts the count of successes a ceiling is read from.
+     */
+    synchronized void usePolicy(Policy next, long now) {
+        Policy before = policy;
+        policy = next;
+        if (next.maxConcurrency() != before.maxConcurrency()) {
+            permits.resize(next.maxConcurrency());
+        }
+        if (next.startRatePerSecond() != before.startRatePerSecond() || next.headroom() != before.headroom()) {
+            startPace = new AdaptivePace(next, now).schedule();
+        }
+        if (next.windowMillis() != before.windowMillis()) {
+            limit = new LearnedLimit(next.windowMillis());
+        }
     }
 
     /** What the store knows of this host now. */
@@ -80,14 +111,52 @@ public final class HostState {
 
     /** While held, every request fails fast: the exception to throw, or null when not held. */
     HostHeldException heldException(long now) {
+        HostHeldException held = holdAt(now);
+        if (held != null) {
+            synchronized (this) {
+                heldRequests++;
+            }
+        }
+        return held;
+    }
+
+    private HostHeldException holdAt(long now) {
         HostKnowledge known = knowledge();
-        if (!known.isHeldAt(now)) {
-            return null;
+        return known.isHeldAt(now) ? new HostHeldException(key, known.holdUntilMillis, known.holdReason) : null;
+    }
+
+    /**
+     * Observe mode, in place of a turn: what enforce mode would have done with this request now,
+     * counted for the report; nothing is booked or held back. The delay is this request's own, as
+     * if the requests before it went when they did: any wait a refusal imposed, else the pace's
+     * interval since the last request, at most max-sleep.
+     */
+    synchronized ObservedTurn observeTurn(long now, boolean overCap) {
+        Policy policy = this.policy;
+        HostHeldException held = holdAt(now);
+        if (held != null) {
+            observedFailedFast++;
+            return new ObservedTurn(0, overCap, held);
         }
-        synchronized (this) {
-            heldRequests++;
+        HostKnowledge known = knowledge();
+        long wait = known.notBeforeMillis > now ? known.notBeforeMillis - now : 0; // NO_MOMENT is Long.MIN_VALUE: no subtraction
+        PaceSchedule pace = paceOf(known);
+        if (pace != null && lastObservedSendMillis != HostKnowledge.NO_MOMENT) {
+            double rate = pace.rate(now, policy.headroom());
+            if (rate > 0) {
+                wait = Math.max(wait, lastObservedSendMillis + (long) Math.ceil(1000.0 / rate) - now);
+            }
         }
-        return new HostHeldException(key, known.holdUntilMillis, known.holdReason);
+        wait = Math.min(wait, policy.maxSleepMillis());
+        lastObservedSendMillis = now;
+        if (overCap) {
+            observedQueued++;
+        }
+        if (wait > 0) {
+            observedDelays++;
+            observedDelayMillis += wait;
+        }
+        return new ObservedTurn(wait, overCap, null);
     }
 
     /**
@@ -99,6 +168,7 @@ public final class HostState {
      * max-concurrency of them, into a window that has had max-sleep to recover.
      */
     long reserveSlot(long now) {
+        Policy policy = this.policy;
         HostKnowledge known = knowledge();
         PaceSchedule pace = paceOf(known);
         long interval = 0;
@@ -181,9 +251,11 @@ public final class HostState {
     /**
      * A refusal: counted into the host's streak (the first of a streak teaches a ceiling and a pace),
      * decided on by {@link Decide}, then applied: the wait every later request obeys, or a hold.
+     * In observe mode it is learned and applied to what is known of the host all the same (so the
+     * would-be figures, and a switch to enforce, start from the truth); only the traffic is left alone.
      */
     synchronized Refused onRefusal(long now, long sentAt, int status, RetryAfter header, int attempt,
-                                   boolean replayable, double random) {
+                                   boolean replayable, double random, Mode mode) {
         refusals++;
         HostKnowledge known = knowledge();
         PaceSchedule pace = paceOf(known);
@@ -205,7 +277,7 @@ public final class HostState {
         boolean confirmsLongWait = Decide.categoryOf(policy, counted) == Category.TRUTHFUL && header.isUsable()
                 && header.millis() > policy.maxSleepMillis() && longWaitClaim.confirmedBy(now + header.millis(), now);
         Decision decision = Decide.onRefusal(key, policy, counted, new Refusal(now, status, header, confirmsLongWait), attempt,
-                replayable, random);
+                replayable, random).in(mode);
         apply(decision, now, counted);
         lastDecision = decision;
         lastDecisionMillis = now;
@@ -213,20 +285,35 @@ public final class HostState {
     }
 
     private void apply(Decision decision, long now, HostKnowledge known) {
+        boolean observed = decision.mode() == Mode.OBSERVE;
         switch (decision.outcome()) {
             case HOLD:
                 if (!known.isHeldAt(now)) {
-                    holds++; // a refusal in flight that confirms the same hold again does not count twice
+                    // a refusal in flight that confirms the same hold again does not count twice
+                    if (observed) {
+                        observedHolds++;
+                    } else {
+                        holds++;
+                    }
                 }
                 store.holdUntil(key, decision.holdUntil().getAsLong(), String.format(Locale.ROOT,
                         "Retry-After named a moment %ds away, beyond max-sleep %ds, twice",
                         decision.header().millis() / 1000, policy.maxSleepMillis() / 1000));
                 return;
             case GIVE_UP:
-                gaveUp++;
+                if (observed) {
+                    observedGaveUp++;
+                } else {
+                    gaveUp++;
+                }
                 break;
             case RETRY:
-                retries++;
+                if (observed) {
+                    observedRetries++;
+                    observedRetryWaitMillis += decision.waitBeforeNextRequest().millis();
+                } else {
+                    retries++;
+                }
                 break;
             default:
                 break;
@@ -269,13 +356,16 @@ public final class HostState {
 
     /** A consistent copy of what the report shows. */
     public synchronized HostSnapshot snapshot(long now) {
+        Policy policy = this.policy;
         HostKnowledge known = knowledge();
         return new HostSnapshot(key, policy.name(), requests, refusals, retries, gaveUp, waitedMillis, longestWaitMillis,
                 Decide.categoryOf(policy, known), known.characterisation().rawMedianRatio(),
                 known.learnedCeiling().orElse(LearnedLimit.NONE), policy.windowMillis(),
                 AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests,
                 known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE, permits.inUse(), policy.maxConcurrency(),
-                lastDecision, lastDecisionMillis);
+                lastDecision, lastDecisionMillis,
+                new ObservedCounts(observedRetries, observedRetryWaitMillis, observedGaveUp, observedDelays,
+                        observedDelayMillis, observedQueued, observedFailedFast, observedHolds));
     }
 
     @Override

@@ -23,6 +23,7 @@ public final class Policy {
     private final int[] retryStatuses;
     private final Category pinnedCategory;
     private final double startRatePerSecond;
+    private final Mode mode;
 
     private Policy(Builder b) {
         this.name = b.name;
@@ -37,6 +38,7 @@ public final class Policy {
         this.retryStatuses = b.retryStatuses.clone();
         this.pinnedCategory = b.pinnedCategory;
         this.startRatePerSecond = b.startRatePerSecond;
+        this.mode = b.mode;
     }
 
     public static Builder builder() {
@@ -116,6 +118,14 @@ public final class Policy {
         return startRatePerSecond;
     }
 
+    /**
+     * The mode the operator set for this policy's hosts, or null (the default) to follow the
+     * engine's mode, which can be switched at run time.
+     */
+    public Mode mode() {
+        return mode;
+    }
+
     @Override
     public String toString() {
         return "Policy[" + name + ": min-sleep=" + minSleepMillis + "ms, max-sleep=" + maxSleepMillis
@@ -124,7 +134,7 @@ public final class Policy {
                 + "ms, window=" + windowMillis + "ms, headroom=" + headroom
                 + ", retry-statuses=" + Arrays.toString(retryStatuses)
                 + ", category=" + (pinnedCategory == null ? "auto" : pinnedCategory.label())
-                + ", rate=" + startRatePerSecond + "/s]";
+                + ", rate=" + startRatePerSecond + "/s" + (mode == null ? "" : ", mode=" + mode.label()) + "]";
     }
 
     /** A value that no policy may hold, with the setting's name as the policy file spells it. */
@@ -156,6 +166,7 @@ public final class Policy {
         private int[] retryStatuses = {429, 503};
         private Category pinnedCategory;
         private double startRatePerSecond;
+        private Mode mode;
 
         private Builder() {
         }
@@ -173,6 +184,7 @@ public final class Policy {
             retryStatuses = p.retryStatuses.clone();
             pinnedCategory = p.pinnedCategory;
             startRatePerSecond = p.startRatePerSecond;
+            mode = p.mode;
         }
 
         public Builder name(String name) {
@@ -233,6 +245,12 @@ public final class Policy {
 
         public Builder startRatePerSecond(double rate) {
             this.startRatePerSecond = rate;
+            return this;
+        }
+
+        /** Null to follow the engine's mode. */
+        public Builder mode(Mode mode) {
+            this.mode = mode;
             return this;
         }
 

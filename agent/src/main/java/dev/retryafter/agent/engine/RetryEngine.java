@@ -21,7 +21,8 @@ public final class RetryEngine {
     final DecisionListener listener;
     /** Where a permit hand-over goes that would otherwise recurse: after no delay, like any other wait's end. */
     private final java.util.concurrent.Executor handOvers;
-    private final PolicyLookup policies;
+    private volatile PolicyLookup policies;
+    private volatile Mode mode;
     private final HostStateStore store;
     private final KnowledgeStore knowledge;
 
@@ -32,6 +33,7 @@ public final class RetryEngine {
         this.random = b.random;
         this.listener = b.listener;
         this.policies = b.policies;
+        this.mode = b.mode;
         this.handOvers = task -> delays.after(0).thenRun(task);
         this.knowledge = b.knowledge != null ? b.knowledge : new InMemoryKnowledgeStore();
         this.store = b.store != null ? b.store : new InMemoryHostStateStore(InMemoryHostStateStore.DEFAULT_MAX_HOSTS, b.clock);
@@ -53,6 +55,41 @@ public final class RetryEngine {
             return live;
         }
         return store.stateFor(key, k -> new HostState(k, policies.policyFor(lowerCase(host), port), clock.millis(), handOvers, knowledge));
+    }
+
+    /**
+     * The mode of every host whose policy sets none: the one switch that flips a running JVM
+     * between observe and enforce. Each attempt reads it as its turn begins: an attempt under way
+     * finishes in the mode it began in; the next one is in the new mode.
+     */
+    public Mode mode() {
+        return mode;
+    }
+
+    /** Switches {@link #mode()}; threadsafe, takes effect at the next attempt. */
+    public void switchMode(Mode mode) {
+        this.mode = Objects.requireNonNull(mode);
+    }
+
+    /** The mode a host on {@code policy} is in now: the policy's own, or else the engine's. */
+    Mode modeFor(Policy policy) {
+        Mode own = policy.mode();
+        return own != null ? own : mode;
+    }
+
+    /**
+     * Replaces the policies (a reloaded file): hosts seen from now on get theirs from {@code next},
+     * and each host tracked now moves to its policy in {@code next} for its next requests. What was
+     * learned of every host stays.
+     */
+    public void usePolicies(PolicyLookup next) {
+        policies = Objects.requireNonNull(next);
+        long now = clock.millis();
+        for (HostState state : store.hosts()) {
+            String key = state.key();
+            int colon = key.lastIndexOf(':');
+            state.usePolicy(next.policyFor(key.substring(0, colon), Integer.parseInt(key.substring(colon + 1))), now);
+        }
     }
 
     /** Where what the engine learns of each portal is kept. */
@@ -143,6 +180,7 @@ public final class RetryEngine {
         private PolicyLookup policies = PolicyLookup.everyHost(Policy.DEFAULTS);
         private HostStateStore store;
         private KnowledgeStore knowledge;
+        private Mode mode = Mode.ENFORCE;
 
         private Builder() {
         }
@@ -186,6 +224,12 @@ public final class RetryEngine {
         /** Where knowledge of each portal is kept: in memory unless given (a file, or a store a fleet shares). */
         public Builder knowledge(KnowledgeStore knowledge) {
             this.knowledge = Objects.requireNonNull(knowledge);
+            return this;
+        }
+
+        /** The mode of hosts whose policy sets none; enforce unless given. */
+        public Builder mode(Mode mode) {
+            this.mode = Objects.requireNonNull(mode);
             return this;
         }
 

@@ -17,7 +17,9 @@ import java.util.Map;
  * agent governs. Those retries are the agent's: left to the strategy they run beneath the agent's
  * loop, honour {@code Retry-After} with no ceiling (an hour, for one {@code 3600}), and multiply
  * attempts. Outside a governed call (a request the agent could not take on), retries after I/O
- * errors, and statuses the agent does not govern, everything stays the strategy's.
+ * errors, statuses the agent does not govern, and every call in observe mode, everything stays
+ * the strategy's. It asks at each response, not when the client is built, so a client built in
+ * observe mode has its refusals answered by the agent once the mode switches to enforce.
  */
 public final class RetryStrategyGuard implements InvocationHandler {
 
@@ -46,7 +48,7 @@ public final class RetryStrategyGuard implements InvocationHandler {
         Call call = depth.current();
         if (call != null && route.asksAboutAResponse) {
             try {
-                if (call.host().policy().isRefusal(status(args[0]))) {
+                if (call.answersRefusal(status(args[0]))) {
                     return Boolean.FALSE;
                 }
             } catch (Throwable t) { // the agent's own: the application's strategy is called below, outside this

@@ -1,7 +1,7 @@
 package dev.retryafter.agent.jmx;
 
 import dev.retryafter.agent.GoverningSwitch;
-import dev.retryafter.agent.config.AgentMode;
+import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.RetryEngine;
 import org.slf4j.Logger;
 
@@ -39,14 +39,17 @@ final class AgentView implements AgentMXBean {
 
     @Override
     public String getMode() {
-        return AgentMode.current().label();
+        return engine.mode().label();
     }
 
     @Override
     public void setMode(String mode) {
-        AgentMode next = AgentMode.parse(mode); // an unknown mode goes back to the JMX client, not the application
-        AgentMode before = AgentMode.current();
-        AgentMode.set(next);
+        Mode next = mode == null ? null : Mode.fromLabel(mode);
+        if (next == null) { // goes back to the JMX client, not the application
+            throw new IllegalArgumentException("mode '" + mode + "': expected enforce or observe");
+        }
+        Mode before = engine.mode();
+        engine.switchMode(next);
         log.info("mode {} -> {}, over JMX", before.label(), next.label());
     }
 

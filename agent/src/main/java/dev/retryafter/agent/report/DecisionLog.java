@@ -7,6 +7,7 @@ import dev.retryafter.agent.engine.DecisionListener;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Learned;
+import dev.retryafter.agent.engine.ObservedTurn;
 import org.slf4j.Logger;
 
 import java.util.Locale;
@@ -14,7 +15,9 @@ import java.util.Locale;
 /**
  * Writes the decision log: a WARN line for every refusal with its reason, an INFO line for what
  * the engine learns (ceiling, pace, category), a WARN when a category changes or its evidence
- * moves by more than a factor of two. Lines name host and port only, never a URL.
+ * moves by more than a factor of two. Lines name host and port only, never a URL. In observe mode
+ * every line says what the agent "would" do, and an INFO line tells each request it would have
+ * held back, queued or failed fast.
  */
 public final class DecisionLog implements DecisionListener {
 
@@ -56,5 +59,27 @@ public final class DecisionLog implements DecisionListener {
         if (before == null || before != failure.untilMillis()) {
             log.warn(failure.getMessage() + "; later requests fail the same way until then (counted in the report)");
         }
+    }
+
+    @Override
+    public void onObservedTurn(HostState host, ObservedTurn turn) {
+        HostHeldException held = turn.wouldFailFast();
+        if (held != null) {
+            Long before = loggedHolds.put(host.key(), held.untilMillis());
+            if (before == null || before != held.untilMillis()) {
+                log.warn("would fail fast: " + held.getMessage() + "; later requests would fail the same way until then"
+                        + " (observe mode: sent; counted in the report)");
+            }
+            return;
+        }
+        StringBuilder line = new StringBuilder(host.key()).append(" request -> would ");
+        if (turn.wouldQueue()) {
+            line.append("queue for a permit (max-concurrency ").append(host.policy().maxConcurrency()).append(" in flight)");
+        }
+        if (turn.wouldWaitMillis() > 0) {
+            line.append(turn.wouldQueue() ? ", then " : "").append("wait ").append(String.format(Locale.ROOT, "%.1fs", turn.wouldWaitMillis() / 1000.0))
+                    .append(" before sending");
+        }
+        log.info(line.append(" (observe mode: sent now)").toString());
     }
 }

@@ -3,6 +3,7 @@ package dev.retryafter.agent.report;
 import dev.retryafter.agent.engine.DecisionLine;
 import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.HostState;
+import dev.retryafter.agent.engine.ObservedCounts;
 
 import java.io.IOException;
 import java.io.Writer;
@@ -35,12 +36,25 @@ public final class ExitReport {
 
     /** One line per host, for the log. */
     public static String line(HostSnapshot s) {
+        String observed = observedLine(s.observed);
         return String.format(Locale.ROOT,
                 "%s: %d requests, %d refusals, %d retries, %d given up, slept %.1fs (longest %.1fs), category %s, "
                         + "learned ceiling %s, pace %s, %d holds, %d requests failed fast",
                 s.host, s.requests, s.refusals, s.retries, s.gaveUp, s.waitedMillis / 1000.0, s.longestWaitMillis / 1000.0,
                 s.category.label(), s.learnedCeiling().isPresent() ? s.learnedCeiling().getAsInt() + " per " + DecisionLine.duration(s.windowMillis) : "none",
-                s.pacePerSecond > 0 ? String.format(Locale.ROOT, "%.1f/min", s.pacePerMinute()) : "none", s.holds, s.heldRequests);
+                s.pacePerSecond > 0 ? String.format(Locale.ROOT, "%.1f/min", s.pacePerMinute()) : "none", s.holds, s.heldRequests)
+                + (observed == null ? "" : "; " + observed);
+    }
+
+    /** What enforce mode would have done, for a host that was observed and would have seen it act; null otherwise. */
+    static String observedLine(ObservedCounts o) {
+        if (!o.any()) {
+            return null;
+        }
+        return String.format(Locale.ROOT,
+                "observe mode, enforce would have: retried %d refusals (waiting %.1fs before them), given up on %d, "
+                        + "delayed %d requests by %.1fs in total, queued %d for a permit, failed %d fast, begun %d holds",
+                o.retries, o.retryWaitMillis / 1000.0, o.gaveUp, o.delayed, o.delayMillis / 1000.0, o.queued, o.failedFast, o.holds);
     }
 
     /** Writes the JSON report through a temporary file, so a reader never sees half of one. */
@@ -93,9 +107,22 @@ public final class ExitReport {
             number(json, "holds", s.holds);
             number(json, "heldRequests", s.heldRequests);
             json.append(", \"holdUntil\": ").append(s.holdUntil().isPresent() ? "\"" + Instant.ofEpochMilli(s.holdUntil().getAsLong()) + "\"" : "null");
+            observed(json, s.observed);
             json.append('}');
         }
         return json.append(snapshots.isEmpty() ? "]\n}\n" : "\n  ]\n}\n").toString();
+    }
+
+    /** What enforce mode would have done while the host was observed, flat (one level, as every other field); all zero when never observed. */
+    private static void observed(StringBuilder json, ObservedCounts o) {
+        number(json, "wouldRetry", o.retries);
+        number(json, "wouldRetryWaitMillis", o.retryWaitMillis);
+        number(json, "wouldGiveUp", o.gaveUp);
+        number(json, "wouldDelayRequests", o.delayed);
+        number(json, "wouldDelayMillis", o.delayMillis);
+        number(json, "wouldQueueRequests", o.queued);
+        number(json, "wouldFailFast", o.failedFast);
+        number(json, "wouldHold", o.holds);
     }
 
     private static void field(StringBuilder json, String name, String value, boolean first) {

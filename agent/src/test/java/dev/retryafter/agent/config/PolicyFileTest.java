@@ -1,6 +1,7 @@
 package dev.retryafter.agent.config;
 
 import dev.retryafter.agent.engine.Category;
+import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.Policy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -82,6 +83,30 @@ class PolicyFileTest {
         assertEquals(2.0, read("default.rate = 2/s\n").policies().defaults().startRatePerSecond());
         assertEquals(100.0 / 3600, read("default.rate = 100/h\n").policies().defaults().startRatePerSecond(), 1e-12);
         assertNull(read("default.category = auto\n").policies().defaults().pinnedCategory());
+    }
+
+    @Test
+    void modeIsEnforceUnlessSaidAndAPolicyMayFollowOrSetItsOwn() throws Exception {
+        AgentConfig plain = read("default.max-attempts = 3\n");
+        assertEquals(Mode.ENFORCE, plain.mode());
+        assertNull(plain.policies().defaults().mode(), "follows the engine's mode, which can be switched at run time");
+        assertEquals(5_000, plain.reloadMillis());
+
+        AgentConfig config = read("mode = observe\nreload = off\npolicy.known.hosts = known.example\npolicy.known.mode = enforce\n");
+        assertEquals(Mode.OBSERVE, config.mode());
+        assertEquals(0, config.reloadMillis());
+        assertEquals(Mode.ENFORCE, config.policies().policyFor("known.example", 443).mode());
+        assertNull(config.policies().policyFor("other.example", 443).mode());
+        assertEquals(Mode.OBSERVE, read("default.mode = observe\npolicy.p.hosts = p.example\n").policies().policyFor("p.example", 443).mode(),
+                "a policy inherits default.mode");
+    }
+
+    @Test
+    void aModeOrReloadThatDoesNotReadNamesItsLine() throws Exception {
+        assertEquals(dir.resolve("policies.properties") + ":2: mode: 'watch' is not observe or enforce", error("enabled = true\nmode = watch\n").getMessage());
+        assertEquals(dir.resolve("policies.properties") + ":1: policy.p.mode: 'dry-run' is not observe or enforce",
+                error("policy.p.mode = dry-run\npolicy.p.hosts = p.example\n").getMessage());
+        assertEquals(dir.resolve("policies.properties") + ":1: reload: '10ms' must be off or at least 100ms", error("reload = 10ms\n").getMessage());
     }
 
     @Test

@@ -189,6 +189,11 @@ public final class ChildJvm {
             throw new AssertionError("no line starting with " + prefix + ":\n" + Files.readString(out) + Files.readString(err));
         }
 
+        /** What the JVM has written to standard error so far (the agent's log). */
+        public String stderrSoFar() throws IOException {
+            return Files.readString(err);
+        }
+
         public void send(String line) throws IOException {
             process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
             process.getOutputStream().flush();

@@ -1,0 +1,100 @@
+package dev.retryafter.agent.config;
+
+import dev.retryafter.agent.engine.Mode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Asserts that the policy file is re-read on change, through a file move or a symlink swap, and a broken edit is said once and not applied. */
+class PolicyReloaderTest {
+
+    @TempDir
+    Path dir;
+
+    private final List<AgentConfig> applied = new ArrayList<>();
+    private final List<Boolean> modeChanges = new ArrayList<>();
+    private final List<String> info = new ArrayList<>();
+    private final List<String> warnings = new ArrayList<>();
+
+    private PolicyReloader reloader(Path file) throws Exception {
+        AgentConfig config = PolicyFile.read(file, Collections.emptyList());
+        return new PolicyReloader(config, (next, modeChanged) -> {
+            applied.add(next);
+            modeChanges.add(modeChanged);
+        }, info::add, warnings::add);
+    }
+
+    private void replace(Path file, String text) throws Exception {
+        Path next = dir.resolve("next.properties");
+        Files.write(next, text.getBytes(StandardCharsets.UTF_8));
+        Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    @Test
+    void aValidEditIsAppliedAndSaidInOneLine() throws Exception {
+        Path file = dir.resolve("policies.properties");
+        replace(file, "policy.slow.hosts = 127.0.0.1\npolicy.slow.max-concurrency = 2\nstate-file = /tmp/a\n");
+        PolicyReloader reloader = reloader(file);
+        reloader.check();
+        assertTrue(applied.isEmpty(), "nothing changed yet");
+
+        replace(file, "mode = observe\npolicy.slow.hosts = 127.0.0.1\npolicy.slow.max-concurrency = 1\nstate-file = /tmp/b\n"
+                + "policy.new.hosts = example.org\npolicy.new.max-attempts = 2\n");
+        reloader.check();
+        assertEquals(1, applied.size());
+        assertEquals(1, applied.get(0).policies().policyFor("127.0.0.1", 80).maxConcurrency());
+        assertEquals(2, applied.get(0).policies().policyFor("example.org", 443).maxAttempts());
+        assertEquals(Mode.OBSERVE, applied.get(0).mode());
+        assertTrue(modeChanges.get(0));
+        assertEquals(1, info.size());
+        assertEquals("policies reloaded from " + file + ": policy.slow.max-concurrency 2 -> 1; "
+                + "state-file /tmp/a -> /tmp/b (takes a restart, not applied); mode = observe added; policy.new added", info.get(0));
+    }
+
+    @Test
+    void aBrokenEditIsSaidOnceAndTheOldPolicyStays() throws Exception {
+        Path file = dir.resolve("policies.properties");
+        replace(file, "default.max-attempts = 3\n");
+        PolicyReloader reloader = reloader(file);
+        replace(file, "default.max-attempts = 3\ndefault.max-concurency = 2\n");
+        reloader.check();
+        reloader.check();
+        assertTrue(applied.isEmpty());
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).startsWith(file + ":2: default.max-concurency: unknown key"), warnings.get(0));
+        assertTrue(warnings.get(0).endsWith("the edit is rejected and the policy in force stays"), warnings.get(0));
+
+        replace(file, "default.max-attempts = 2\n");
+        reloader.check();
+        assertEquals(1, applied.size(), "the fixed file is taken");
+        assertEquals("policies reloaded from " + file + ": default.max-attempts 3 -> 2", info.get(0));
+    }
+
+    @Test
+    void aConfigMapSymlinkSwapIsSeen() throws Exception {
+        // Kubernetes: policies.properties -> ..data/policies.properties, ..data -> ..2026_01_01 (swapped atomically)
+        Path first = Files.createDirectory(dir.resolve("..v1"));
+        Files.write(first.resolve("policies.properties"), "default.max-attempts = 3\n".getBytes(StandardCharsets.UTF_8));
+        Files.createSymbolicLink(dir.resolve("..data"), first.getFileName());
+        Path file = Files.createSymbolicLink(dir.resolve("policies.properties"), dir.getFileSystem().getPath("..data", "policies.properties"));
+        PolicyReloader reloader = reloader(file);
+
+        Path second = Files.createDirectory(dir.resolve("..v2"));
+        Files.write(second.resolve("policies.properties"), "default.max-attempts = 4\n".getBytes(StandardCharsets.UTF_8));
+        Path link = Files.createSymbolicLink(dir.resolve("..data_tmp"), second.getFileName());
+        Files.move(link, dir.resolve("..data"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        reloader.check();
+        assertEquals(1, applied.size());
+        assertEquals(4, applied.get(0).policies().defaults().maxAttempts());
+    }
+}
