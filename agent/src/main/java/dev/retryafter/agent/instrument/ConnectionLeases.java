@@ -24,7 +24,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ConnectionLeases {
 
     private final ThreadLocal<Attempt> current = new ThreadLocal<>();
-    private final ConcurrentHashMap<Lease, Attempt> leased = new ConcurrentHashMap<>();
+    /** Keyed by {@link Lease}; looked up with a {@link Probe}, which makes no reference for the GC to process. */
+    private final ConcurrentHashMap<Object, Attempt> leased = new ConcurrentHashMap<>();
+    private final ThreadLocal<Probe> probes = new ThreadLocal<Probe>() {
+        @Override
+        protected Probe initialValue() {
+            return new Probe();
+        }
+    };
     private final ReferenceQueue<Object> dropped = new ReferenceQueue<>();
 
     public ConnectionLeases() {
@@ -82,7 +89,13 @@ public final class ConnectionLeases {
         if (leased.isEmpty()) {
             return; // the common case, and every connection release in the JVM comes here
         }
-        Attempt attempt = leased.remove(new Lease(holder, null));
+        Probe probe = probes.get().of(holder);
+        Attempt attempt;
+        try {
+            attempt = leased.remove(probe);
+        } finally {
+            probe.of(null); // holds no holder past the lookup
+        }
         if (attempt != null) {
             attempt.leaseReturned();
         }
@@ -132,6 +145,31 @@ public final class ConnectionLeases {
             if (ended.compareAndSet(false, true)) {
                 call.endAttempt();
             }
+        }
+    }
+
+    /**
+     * A holder by identity, strongly, to find its {@link Lease}: the map compares a key it is given
+     * with its own keys ({@code given.equals(own)}), so a probe equals a lease of the same holder.
+     */
+    private static final class Probe {
+        private Object holder;
+        private int hash;
+
+        Probe of(Object holder) {
+            this.holder = holder;
+            this.hash = System.identityHashCode(holder);
+            return this;
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Lease && holder != null && ((Lease) other).get() == holder;
         }
     }
 
