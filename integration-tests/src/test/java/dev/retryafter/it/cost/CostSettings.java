@@ -39,13 +39,14 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
     static final int REFUSE_EVERY = 100;
 
     /**
-     * About six minutes on two cores, most of it the happy path's 32 child JVMs. Their warm-up is
+     * About eight minutes on two cores, most of it the happy path's 24 child JVMs. Their warm-up is
      * where the time goes: sharing two processors with the load and the server, the JIT takes five
-     * seconds or so to settle.
+     * to ten seconds to settle, longer with the agent's code to compile too; cut at seven, most runs
+     * with the agent were measured still compiling (29 of 32, and Apache 5 on 4 threads read 69%).
      */
     static CostSettings full() {
         return new CostSettings("full", Jdk.JAVA_17, List.of(LoopbackClient.JDK, LoopbackClient.APACHE5), List.of(1, 4),
-                4, 2.0, 7.0, 2.0, Jdk.all(), LoopbackClient.ALL, 5, 1, 10_000, REFUSED_EVERY, BUSY_REQUESTS,
+                3, 4.0, 14.0, 3.0, Jdk.all(), LoopbackClient.ALL, 5, 1, 10_000, REFUSED_EVERY, BUSY_REQUESTS,
                 1_000_000, REFUSE_EVERY, 10, 10_000, 5);
     }
 
