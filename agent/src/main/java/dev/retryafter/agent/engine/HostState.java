@@ -7,10 +7,10 @@ import java.util.OptionalLong;
 import java.util.concurrent.Executor;
 
 /**
- * One host and port as this JVM sees it: its permits, the successes and refusals it has seen lately
- * (to read a ceiling from), a long wait claimed and not yet confirmed, and the counters for the
- * report. What the portal has shown ({@link HostKnowledge}: not-before, pace, hold, streaks) is not
- * kept here but in the {@link KnowledgeStore}, through its operations, so another store can share it.
+ * One host and port as this JVM sees it: its permits, a long wait claimed and not yet confirmed, and
+ * the counters for the report. What the portal has shown ({@link HostKnowledge}: not-before, pace,
+ * hold, streaks) and the successes its ceiling is read from are not kept here but in the
+ * {@link KnowledgeStore}, through its operations, so a store a fleet shares counts every JVM's.
  * Threadsafe: each method holds this state's lock for a few updates, never while anyone waits.
  */
 public final class HostState {
@@ -25,7 +25,6 @@ public final class HostState {
 
     // Guarded by this.
     private final LongWaitClaim longWaitClaim = new LongWaitClaim();
-    private final LearnedLimit limit;
 
     // Counters for the report, guarded by this.
     private long requests;
@@ -44,7 +43,6 @@ public final class HostState {
         this.permits = new HostPermits(policy.maxConcurrency(), handOvers);
         this.store = store;
         this.startPace = new AdaptivePace(policy, now).schedule();
-        this.limit = new LearnedLimit(policy.windowMillis());
         this.lastUsedMillis = now;
     }
 
@@ -143,7 +141,7 @@ public final class HostState {
      * re-characterised. Returns the change, or null if nothing changed.
      */
     synchronized CharacterisationChange onAdmitted(long now, long sentAt) {
-        limit.record(now, true);
+        store.recordAdmitted(key, now); // the store counts successes: a fleet's ceiling is every JVM's
         Optional<KnowledgeStore.StreakEnd> ended = store.recordRecovery(key, sentAt);
         if (!ended.isPresent()) {
             return null; // no streak open, or sent before it began: it says nothing about recovery
@@ -190,13 +188,12 @@ public final class HostState {
         Learned learned = null;
         if (streak.isFirstRefusal()) {
             // Only a streak's first refusal says where the limit is; the rest are its echo.
-            int ceiling = limit.ceilingBefore(now);
+            int ceiling = store.ceilingBefore(key, now, policy.windowMillis());
             AdaptivePace next = new AdaptivePace(policy, pace);
             next.onRefusal(ceiling, now, known.window().pacedRefusalCost());
             store.learn(key, now, Optional.ofNullable(next.schedule()), OptionalInt.of(ceiling));
             learned = new Learned(key, ceiling, policy.windowMillis(), next.rate(now));
         }
-        limit.record(now, false);
 
         HostKnowledge counted = knowledge();
         boolean confirmsLongWait = Decide.categoryOf(policy, counted) == Category.TRUTHFUL && header.isUsable()
