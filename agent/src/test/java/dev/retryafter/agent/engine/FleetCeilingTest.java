@@ -80,4 +80,30 @@ class FleetCeilingTest {
         send(alone, 429);
         assertEquals(OptionalInt.of(5), mine.read(KEY).learnedCeiling(), "a store counts the successes of the engines that use it");
     }
+
+    /**
+     * Requests of three engines in flight together, all refused: one refusal and two echoes. Counted
+     * as three in a row, the third backed off as after a third refusal (up to four times as long),
+     * and the fleet's shared wait with it.
+     */
+    @Test
+    void echoesOfRequestsInFlightTogetherDoNotRaiseTheBackoff() throws Exception {
+        RetryEngine c = engine(shared, 3);
+        java.util.List<Call> calls = new java.util.ArrayList<>();
+        for (RetryEngine engine : java.util.Arrays.asList(a, b, c)) {
+            Call call = engine.open(HOST, 443, true);
+            call.awaitTurn();
+            calls.add(call);
+        }
+        clock.advance(10);
+        long longest = 0;
+        for (Call call : calls) {
+            call.onResponse(429, "0");
+            call.endAttempt();
+            longest = Math.max(longest, call.lastDecision().waitBeforeNextRequest().millis());
+        }
+        assertEquals(3, shared.read(KEY).openStreak().get().refusals(), "every refusal is counted into the streak");
+        long bound = Math.max(POLICY.minSleepMillis(), POLICY.backoffBaseMillis());
+        assertTrue(longest <= bound, "no wait longer than a first refusal's backoff: " + longest + " ms");
+    }
 }
