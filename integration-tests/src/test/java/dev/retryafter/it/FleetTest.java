@@ -201,9 +201,11 @@ class FleetTest {
                 Thread.sleep(10);
             }
             assertTrue(portal.seen().refusals > 0, () -> "the first JVM was refused, so it learned: " + portal.seen().line("fleet"));
+            long t0 = System.nanoTime();
             restarting.kill();
             Thread.sleep(500);
             restarting.startAgain();
+            System.out.println("restart: Redis back after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
             String mergedCeiling = null;
             try (Jedis redis = new Jedis("127.0.0.1", restarting.port())) {
                 while (mergedCeiling == null && !first.isDone() && System.nanoTime() < deadline) {
@@ -213,16 +215,19 @@ class FleetTest {
             }
             assertTrue(mergedCeiling != null && Integer.parseInt(mergedCeiling) > 0,
                     () -> "the running JVM merged what it learned back into the restarted Redis");
+            System.out.println("restart: merged back after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
             ScraperRun second = ScraperRun.run(new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofMinutes(3)), policy, "jdk", portal.baseUrl(), 20,
                     "--api-key", "jvm2");
+            System.out.println("restart: second JVM done after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
             ScraperRun firstRun = first.get(3, TimeUnit.MINUTES);
+            System.out.println("restart: first JVM done after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
             assertEquals(140, firstRun.fetched, firstRun::toString);
             assertEquals(20, second.fetched, second::toString);
             for (ScraperRun run : List.of(firstRun, second)) {
                 assertFalse(run.jvm.stderr.contains("Exception in thread") || run.jvm.stderr.contains("\tat "), run::toString);
             }
             AgentReport.Host learned = second.report().host(portal.baseUrl().substring("http://".length()));
-            System.out.println("after the restart, the second JVM: " + learned);
+            System.out.println("after the restart, the second JVM: " + learned + "\nthe first JVM: " + firstRun + "\n" + firstRun.jvm.stderr);
             if (learned.number("refusals") == 0) {
                 assertTrue(learned.number("learnedCeiling") > 0, () -> "never refused, it knew the fleet's ceiling: " + learned);
             } else {

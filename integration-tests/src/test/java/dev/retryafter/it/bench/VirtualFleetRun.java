@@ -240,6 +240,11 @@ final class VirtualFleetRun {
             return n;
         }
 
+        String cell() {
+            return String.format(Locale.ROOT, "%.2f · %.1f%% · %d · ×%.2f", efficiency(), 100 * refusedAfterFirstWindows(), lostRecords(),
+                    1 + spread());
+        }
+
         String line(String name) {
             return String.format(Locale.ROOT, "%-9s %d JVMs: efficiency %.2f (%.2f in whole windows), %d requests, %d refused (%.1f%% after the first windows),"
                             + " %d lost, JVM times %s ms (spread %.0f%%); learned %s",
@@ -248,13 +253,29 @@ final class VirtualFleetRun {
         }
     }
 
+    /**
+     * The fleet-efficiency table in virtual time: 1, 3 and 5 engines, each fetching {@code records}
+     * (first argument, default 100), with stores of their own and with one shared, against each of
+     * the lying headers; a second argument runs only that many engines. Markdown, to standard output.
+     */
     public static void main(String[] args) {
         int records = args.length > 0 ? Integer.parseInt(args[0]) : 100;
+        int[] sizes = args.length > 1 ? new int[] {Integer.parseInt(args[1])} : new int[] {1, 3, 5};
+        System.out.println("Each cell: efficiency (ideal time / time taken) · refused after the first two windows · records lost"
+                + " · slowest engine's time over the fastest's; " + records + " records per engine, limit " + LIMIT + " per "
+                + WINDOW / 1000 + " s window, " + LATENCY + " ms round trip.");
+        System.out.println();
+        System.out.println("| portal | engines | own stores (no sharing) | one shared store |");
+        System.out.println("|---|--:|---|---|");
         for (Behaviour b : new Behaviour[] {Behaviour.ALWAYS_ZERO, Behaviour.CONSTANT_OVERSTATED, Behaviour.ABSENT}) {
-            for (int jvms : args.length > 1 ? new int[] {Integer.parseInt(args[1])} : new int[] {1, 3, 5}) {
+            for (int jvms : sizes) {
+                Result alone = run(jvms, b, false, records, 7);
                 Result shared = run(jvms, b, true, records, 7);
-                System.out.println(b + "\n  " + run(jvms, b, false, records, 7).line("alone") + "\n  " + shared.line("shared")
-                        + "\n  admitted per window " + shared.admittedPerWindow);
+                System.out.println("| " + b.name().toLowerCase(Locale.ROOT).replace('_', '-') + " | " + jvms + " | " + alone.cell()
+                        + " | " + shared.cell() + " |");
+                if (TRACE) {
+                    System.out.println(alone.line("alone") + "\n" + shared.line("shared") + "\nadmitted per window " + shared.admittedPerWindow);
+                }
             }
         }
     }

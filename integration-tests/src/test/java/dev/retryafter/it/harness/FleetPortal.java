@@ -103,16 +103,22 @@ public final class FleetPortal implements AutoCloseable {
 
     private final java.util.Set<String> arrived = new java.util.HashSet<>();
 
+    /** Only a JVM's first request waits; once the gate has waited its longest, it stands open for every request. */
     private void waitAtTheGate(String query) {
         boolean first;
         synchronized (arrived) {
             first = arrived.add(query.startsWith("apikey=") ? query : "?");
         }
-        if (first) {
-            gate.countDown();
+        if (!first) {
+            return;
         }
+        gate.countDown();
         try {
-            gate.await(GATE_MILLIS, TimeUnit.MILLISECONDS);
+            if (!gate.await(GATE_MILLIS, TimeUnit.MILLISECONDS)) {
+                while (gate.getCount() > 0) {
+                    gate.countDown();
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
