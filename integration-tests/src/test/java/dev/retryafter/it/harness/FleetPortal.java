@@ -34,8 +34,8 @@ public final class FleetPortal implements AutoCloseable {
     private final long windowMillis;
     private final HttpServer server;
     private final CountDownLatch gate;
-    /** Longer than any JVM takes to start here, shorter than the scraper's 30 s request timeout. */
-    static final long GATE_MILLIS = 25_000;
+    /** Longer than five JVMs take to start on a loaded two-core machine; {@link ScraperFleet} gives the scraper a longer request timeout. */
+    static final long GATE_MILLIS = 90_000;
 
     // Guarded by this.
     private final Map<String, long[]> firstAndLast = new HashMap<>();

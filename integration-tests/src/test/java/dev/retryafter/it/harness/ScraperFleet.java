@@ -44,7 +44,7 @@ public final class ScraperFleet {
                 for (int i = 1; i <= jvms; i++) {
                     String key = "jvm" + i;
                     futures.add(pool.submit(() -> ScraperRun.run(new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofMinutes(5)), policy, "jdk",
-                            portal.baseUrl(), records, "--api-key", key)));
+                            portal.baseUrl(), records, "--api-key", key, "--timeout", "120")));
                 }
                 List<ScraperRun> runs = new ArrayList<>();
                 for (Future<ScraperRun> future : futures) {
