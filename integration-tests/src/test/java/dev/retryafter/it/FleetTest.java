@@ -37,9 +37,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Scraper JVMs with the agent and {@code store = redis://...} on a real redis-server: what one JVM
- * learns, another obeys; and a Redis that dies mid-run costs the application nothing. One JDK is
- * enough: what is shared goes through the agent's own code, the same on every JDK. How well a fleet
- * uses a portal's limit together is {@code bench.FleetBenchmark}'s to measure.
+ * learns, another obeys; a Redis that dies mid-run costs the application nothing; a Redis
+ * restarted empty is shared again. One JDK is enough: what is shared goes through the agent's own
+ * code, the same on every JDK. How well a fleet uses a portal's limit together is
+ * {@code FleetEfficiencyTest}'s to assert and {@code bench.FleetBenchmark}'s to measure.
  */
 class FleetTest {
 
