@@ -7,7 +7,11 @@ import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
 import dev.retryafter.it.harness.ChildJvm;
 import dev.retryafter.it.harness.Jdk;
+import dev.retryafter.it.harness.FleetPortal;
+import dev.retryafter.it.harness.ScraperFleet;
 import dev.retryafter.it.harness.ScraperRun;
+import dev.retryafter.demo.AgentReport;
+import redis.clients.jedis.Jedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,6 +21,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,9 +37,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Scraper JVMs with the agent and {@code store = redis://...} on a real redis-server: what one JVM
- * learns, another obeys; and a Redis that dies mid-run costs the application nothing. One JDK is
- * enough: what is shared goes through the agent's own code, the same on every JDK. How well a fleet
- * uses a portal's limit together is {@code bench.FleetBenchmark}'s to measure.
+ * learns, another obeys; a Redis that dies mid-run costs the application nothing; a Redis
+ * restarted empty is shared again. One JDK is enough: what is shared goes through the agent's own
+ * code, the same on every JDK. How well a fleet uses a portal's limit together is
+ * {@code FleetEfficiencyTest}'s to assert and {@code bench.FleetBenchmark}'s to measure.
  */
 class FleetTest {
 
@@ -176,6 +182,60 @@ class FleetTest {
                     + portal.stats().requests + " requests\n" + run);
             assertTrue(run.jvm.stderr.contains("unavailable") || run.jvm.stdout.contains("unavailable"),
                     () -> "the agent said the fleet store went away\n" + run);
+        }
+    }
+    /**
+     * Redis killed mid-run and started again, empty, on the same port: the JVM that was running
+     * merges what it learned back into it, and a JVM started after the restart paces by it.
+     */
+    @Test
+    void withRedisRestartedTheJvmsShareAgain() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (RedisServer restarting = RedisServer.start(); FleetPortal portal = new FleetPortal(Behaviour.ALWAYS_ZERO, 20, 2_000)) {
+            String fleet = "restart" + FLEETS.incrementAndGet();
+            String policy = ScraperFleet.policy("redis://127.0.0.1:" + restarting.port(), fleet);
+            String hash = "retry-after:{" + fleet + "}:host:" + portal.baseUrl().substring("http://".length());
+            Future<ScraperRun> first = pool.submit(() -> ScraperRun.run(new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofMinutes(3)), policy,
+                    "jdk", portal.baseUrl(), 140, "--api-key", "jvm1"));
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            while (portal.seen().requests < 40 && !first.isDone() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(portal.seen().refusals > 0, () -> "the first JVM was refused, so it learned: " + portal.seen().line("fleet"));
+            long t0 = System.nanoTime();
+            restarting.kill();
+            Thread.sleep(500);
+            restarting.startAgain();
+            System.out.println("restart: Redis back after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+            String mergedCeiling = null;
+            try (Jedis redis = new Jedis("127.0.0.1", restarting.port())) {
+                while (mergedCeiling == null && !first.isDone() && System.nanoTime() < deadline) {
+                    mergedCeiling = redis.hget(hash, "ceiling");
+                    Thread.sleep(50);
+                }
+            }
+            assertTrue(mergedCeiling != null && Integer.parseInt(mergedCeiling) > 0,
+                    () -> "the running JVM merged what it learned back into the restarted Redis");
+            System.out.println("restart: merged back after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+            ScraperRun second = ScraperRun.run(new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofMinutes(3)), policy, "jdk", portal.baseUrl(), 20,
+                    "--api-key", "jvm2");
+            System.out.println("restart: second JVM done after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+            ScraperRun firstRun = first.get(3, TimeUnit.MINUTES);
+            System.out.println("restart: first JVM done after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+            assertEquals(140, firstRun.fetched, firstRun::toString);
+            assertEquals(20, second.fetched, second::toString);
+            for (ScraperRun run : List.of(firstRun, second)) {
+                assertFalse(run.jvm.stderr.contains("Exception in thread") || run.jvm.stderr.contains("\tat "), run::toString);
+            }
+            AgentReport.Host learned = second.report().host(portal.baseUrl().substring("http://".length()));
+            System.out.println("after the restart, the second JVM: " + learned + "\nthe first JVM: " + firstRun + "\n" + firstRun.jvm.stderr);
+            if (learned.number("refusals") == 0) {
+                assertTrue(learned.number("learnedCeiling") > 0, () -> "never refused, it knew the fleet's ceiling: " + learned);
+            } else {
+                System.out.println("the second JVM was refused itself, so its ceiling may be its own: that part is inconclusive");
+            }
+        } finally {
+            pool.shutdownNow();
         }
     }
 }

@@ -21,8 +21,10 @@ final class Decide {
                     new Wait(header.millis(), Reason.HOLD_CONFIRMED, Wait.Bound.NONE), Decision.Outcome.HOLD, category, until);
         }
         // The exponent counts the host's refusals in a row, not only this call's: a host that has refused
-        // ten requests is in no state to take an eleventh half a second later, whoever sends it.
-        int streakRefusals = knowledge.streak != null ? knowledge.streak.refusals() : 1;
+        // ten requests is in no state to take an eleventh half a second later, whoever sends it. An echo
+        // does not raise it: five JVMs' requests in flight at the first refusal are one refusal, not
+        // five, and counted as five they backed the fleet off past the next window.
+        int streakRefusals = knowledge.streak != null && !refusal.echo ? knowledge.streak.refusals() : 1;
         long backoff = Backoff.fullJitter(Math.max(attempt, streakRefusals), random, policy.backoffBaseMillis(),
                 policy.backoffCapMillis());
         Wait wait = Sanitiser.sanitise(policy, category, header, backoff);

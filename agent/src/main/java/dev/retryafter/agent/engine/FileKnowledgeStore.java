@@ -160,6 +160,16 @@ public final class FileKnowledgeStore implements KnowledgeStore {
     }
 
     @Override
+    public void recordAdmitted(String host, long now) {
+        memory.recordAdmitted(host, now);
+    }
+
+    @Override
+    public int ceilingBefore(String host, long refusalAt, long windowMillis) {
+        return memory.ceilingBefore(host, refusalAt, windowMillis);
+    }
+
+    @Override
     public Optional<StreakEnd> recordRecovery(String host, long sentAt) {
         return memory.recordRecovery(host, sentAt);
     }

@@ -7,10 +7,10 @@ import java.util.OptionalLong;
 import java.util.concurrent.Executor;
 
 /**
- * One host and port as this JVM sees it: its permits, the successes and refusals it has seen lately
- * (to read a ceiling from), a long wait claimed and not yet confirmed, and the counters for the
- * report. What the portal has shown ({@link HostKnowledge}: not-before, pace, hold, streaks) is not
- * kept here but in the {@link KnowledgeStore}, through its operations, so another store can share it.
+ * One host and port as this JVM sees it: its permits, a long wait claimed and not yet confirmed, and
+ * the counters for the report. What the portal has shown ({@link HostKnowledge}: not-before, pace,
+ * hold, streaks) and the successes its ceiling is read from are not kept here but in the
+ * {@link KnowledgeStore}, through its operations, so a store a fleet shares counts every JVM's.
  * Threadsafe: each method holds this state's lock for a few updates, never while anyone waits.
  */
 public final class HostState {
@@ -26,7 +26,6 @@ public final class HostState {
 
     // Guarded by this.
     private final LongWaitClaim longWaitClaim = new LongWaitClaim();
-    private LearnedLimit limit;
     /** When observe mode last let a request go: what the pace would have spaced the next one from. */
     private long lastObservedSendMillis = HostKnowledge.NO_MOMENT;
 
@@ -59,7 +58,6 @@ public final class HostState {
         this.permits = new HostPermits(policy.maxConcurrency(), handOvers);
         this.store = store;
         this.startPace = new AdaptivePace(policy, now).schedule();
-        this.limit = new LearnedLimit(policy.windowMillis());
         this.lastUsedMillis = now;
     }
 
@@ -75,7 +73,8 @@ public final class HostState {
     /**
      * A reloaded policy, for requests from now on; what was learned stays. A new cap applies to
      * new acquisitions (permits held now are given back as ever); a new start rate to the pace
-     * until the host teaches one; a new window restarts the count of successes a ceiling is read from.
+     * until the host teaches one; a new window is the one the next ceiling is read over (the store
+     * counts the successes, so nothing here restarts).
      */
     synchronized void usePolicy(Policy next, long now) {
         Policy before = policy;
@@ -85,9 +84,6 @@ public final class HostState {
         }
         if (next.startRatePerSecond() != before.startRatePerSecond() || next.headroom() != before.headroom()) {
             startPace = new AdaptivePace(next, now).schedule();
-        }
-        if (next.windowMillis() != before.windowMillis()) {
-            limit = new LearnedLimit(next.windowMillis());
         }
     }
 
@@ -216,7 +212,7 @@ public final class HostState {
      * re-characterised. Returns the change, or null if nothing changed.
      */
     synchronized CharacterisationChange onAdmitted(long now, long sentAt) {
-        limit.record(now, true);
+        store.recordAdmitted(key, now); // the store counts successes: a fleet's ceiling is every JVM's
         Optional<KnowledgeStore.StreakEnd> ended = store.recordRecovery(key, sentAt);
         if (!ended.isPresent()) {
             return null; // no streak open, or sent before it began: it says nothing about recovery
@@ -265,18 +261,18 @@ public final class HostState {
         Learned learned = null;
         if (streak.isFirstRefusal()) {
             // Only a streak's first refusal says where the limit is; the rest are its echo.
-            int ceiling = limit.ceilingBefore(now);
+            int ceiling = store.ceilingBefore(key, now, policy.windowMillis());
             AdaptivePace next = new AdaptivePace(policy, pace);
             next.onRefusal(ceiling, now, known.window().pacedRefusalCost());
             store.learn(key, now, Optional.ofNullable(next.schedule()), OptionalInt.of(ceiling));
             learned = new Learned(key, ceiling, policy.windowMillis(), next.rate(now));
         }
-        limit.record(now, false);
 
         HostKnowledge counted = knowledge();
         boolean confirmsLongWait = Decide.categoryOf(policy, counted) == Category.TRUTHFUL && header.isUsable()
                 && header.millis() > policy.maxSleepMillis() && longWaitClaim.confirmedBy(now + header.millis(), now);
-        Decision decision = Decide.onRefusal(key, policy, counted, new Refusal(now, status, header, confirmsLongWait), attempt,
+        boolean echo = known.streak != null && (sentAt < known.streak.startedAtMillis() || sentAt < known.notBeforeMillis);
+        Decision decision = Decide.onRefusal(key, policy, counted, new Refusal(now, status, header, confirmsLongWait, echo), attempt,
                 replayable, random).in(mode);
         apply(decision, now, counted);
         lastDecision = decision;

@@ -14,6 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class InMemoryKnowledgeStore implements KnowledgeStore {
 
     private final ConcurrentHashMap<String, HostKnowledge> hosts = new ConcurrentHashMap<>();
+    /** Successes and refusals, for the ceiling: moments of one window, so never part of the knowledge a file keeps. */
+    private final ConcurrentHashMap<String, LearnedLimit> counts = new ConcurrentHashMap<>();
 
     @Override
     public HostKnowledge read(String host) {
@@ -57,7 +59,30 @@ public final class InMemoryKnowledgeStore implements KnowledgeStore {
             streak[0] = next;
             return k.withStreak(next);
         });
+        LearnedLimit counted = countsOf(host);
+        synchronized (counted) {
+            counted.record(now, false);
+        }
         return streak[0];
+    }
+
+    @Override
+    public void recordAdmitted(String host, long now) {
+        LearnedLimit counted = countsOf(host);
+        synchronized (counted) {
+            counted.record(now, true);
+        }
+    }
+
+    @Override
+    public int ceilingBefore(String host, long refusalAt, long windowMillis) {
+        LearnedLimit counted = counts.get(host);
+        if (counted == null) {
+            return 0;
+        }
+        synchronized (counted) {
+            return counted.ceilingBefore(refusalAt, windowMillis);
+        }
     }
 
     @Override
@@ -102,6 +127,12 @@ public final class InMemoryKnowledgeStore implements KnowledgeStore {
     @Override
     public void forget(String host) {
         hosts.remove(host);
+        counts.remove(host);
+    }
+
+    private LearnedLimit countsOf(String host) {
+        LearnedLimit counted = counts.get(host);
+        return counted != null ? counted : counts.computeIfAbsent(host, h -> new LearnedLimit(0));
     }
 
     @Override

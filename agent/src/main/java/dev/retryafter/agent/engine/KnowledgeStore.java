@@ -40,6 +40,21 @@ public interface KnowledgeStore {
     OpenStreak recordRefusal(String host, long now, long sentAt, OptionalLong headerMillis, boolean whilePaced);
 
     /**
+     * A response let through at {@code now}: one success toward the host's ceiling. A store that JVMs
+     * share counts every JVM's, so the ceiling read at a refusal is what the portal let the whole
+     * fleet have, not this JVM's share of it. Costs no round trip: a shared store may count in batches.
+     */
+    void recordAdmitted(String host, long now);
+
+    /**
+     * The ceiling the refusal at {@code refusalAt}, just recorded by {@link #recordRefusal}, reveals:
+     * the successes counted by {@link #recordAdmitted} (every JVM's, in a shared store) in the
+     * {@code windowMillis} before it, counted from the previous refusal if that lies in the window
+     * ({@link LearnedLimit#ceilingBefore(long)}'s rule).
+     */
+    int ceilingBefore(String host, long refusalAt, long windowMillis);
+
+    /**
      * A response let through, to a request sent at {@code sentAt}: if it went out after the open
      * streak began, the streak is over and joins the finished ones (the oldest drops out past
      * {@link HostKnowledge#MAX_STREAKS}). Returns the knowledge before and after; empty if no streak ended.

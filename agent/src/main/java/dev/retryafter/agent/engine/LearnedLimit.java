@@ -64,6 +64,11 @@ final class LearnedLimit {
      * 50 s ago would make today's limit of 40 read as the 4 successes before that one.
      */
     public int ceilingBefore(long refusal) {
+        return ceilingBefore(refusal, windowMillis);
+    }
+
+    /** As {@link #ceilingBefore(long)}, over a window of {@code windowMillis}: a store counts for hosts of any window. */
+    public int ceilingBefore(long refusal, long windowMillis) {
         long from = refusal - windowMillis;
         for (int i = 0; i < rejections.size(); i++) {
             long t = rejections.get(i);

@@ -10,11 +10,23 @@ final class Refusal {
     final int status;
     final RetryAfter header;
     final boolean confirmsLongWait;
+    /**
+     * The request went out before the streak's latest refusal was known (before the streak began, or
+     * before the wait it imposed ended): the echo of a refusal already answered, which tells the
+     * host is still refusing nothing new. Many requests in flight at once (threads, or a fleet's JVMs)
+     * come back as many echoes.
+     */
+    final boolean echo;
 
     Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait) {
+        this(now, status, header, confirmsLongWait, false);
+    }
+
+    Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait, boolean echo) {
         this.now = now;
         this.status = status;
         this.header = header;
         this.confirmsLongWait = confirmsLongWait;
+        this.echo = echo;
     }
 }

@@ -208,6 +208,22 @@ abstract class KnowledgeStoreContract {
     }
 
     @Test
+    void aCeilingCountsTheSuccessesInTheWindowOrSinceThePreviousRefusal() throws Exception {
+        KnowledgeStore store = newStore();
+        assertEquals(0, store.ceilingBefore(HOST, T, 60_000), "nothing counted: nothing let through");
+        for (int i = 0; i < 5; i++) {
+            store.recordAdmitted(HOST, T + 10 * i);
+        }
+        store.recordRefusal(HOST, T + 100, T + 90, OptionalLong.empty(), false);
+        assertEquals(5, store.ceilingBefore(HOST, T + 100, 60_000));
+        for (int i = 0; i < 3; i++) {
+            store.recordAdmitted(HOST, T + 200 + 10 * i);
+        }
+        store.recordRefusal(HOST, T + 300, T + 290, OptionalLong.empty(), false);
+        assertEquals(3, store.ceilingBefore(HOST, T + 300, 60_000), "since the previous refusal, which lies in the window");
+    }
+
+    @Test
     void knowledgeBuiltFromItsPartsMergesAsIfItsOperationsHadRun() throws Exception {
         KnowledgeStore store = newStore();
         HostKnowledge built = HostKnowledge.of(OptionalLong.of(T + 9_000), OptionalLong.empty(), OptionalLong.empty(),

@@ -30,9 +30,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       spaced by the pace together, served in the order they ask;</li>
  *   <li>one streak: a refusal any JVM sees opens the fleet's streak or counts into it, and only the
  *       streak's first refusal teaches;</li>
- *   <li>the fleet's ceiling: a pace learned at that first refusal is re-read at the ceiling the whole
- *       fleet reached (every JVM's successes since the window began or the previous refusal), not
- *       this JVM's share of it.</li>
+ *   <li>the fleet's ceiling: every JVM's successes are counted in Redis (carried with the next
+ *       trip, never a trip of their own), and a refusal reads the ceiling the whole fleet reached
+ *       since the window began or the previous refusal, not this JVM's share of it.</li>
  * </ul>
  * Moments in the engine's terms are epoch milliseconds on its clock; the Redis side works in
  * durations timed by Redis, so the conversion is made here, with the engine's clock.
@@ -169,6 +169,25 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         }
     }
 
+    /** Counted here and, with the next trip to Redis, into the fleet's count: no round trip of its own. */
+    @Override
+    public void recordAdmitted(String host, long now) {
+        local.recordAdmitted(host, now);
+        if (rules.isShared(host)) {
+            fleet.admitted(host, rules.windowMillis(host));
+        }
+    }
+
+    /**
+     * The fleet's ceiling, as Redis counted it at this JVM's refusal: every JVM's successes, this
+     * one's carried with the refusal. This JVM's own count only when Redis did not answer it.
+     */
+    @Override
+    public int ceilingBefore(String host, long refusalAt, long windowMillis) {
+        RefusalSeen seen = rules.isShared(host) ? refusals.get(host) : null;
+        return seen != null && seen.at == refusalAt ? seen.refusal.ceiling() : local.ceilingBefore(host, refusalAt, windowMillis);
+    }
+
     @Override
     public Optional<StreakEnd> recordRecovery(String host, long sentAt) {
         if (!rules.isShared(host)) {
@@ -176,7 +195,6 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         }
         synchronized (lockOf(host)) {
             long now = clock.millis();
-            fleet.admitted(host, rules.windowMillis(host));
             HostKnowledge before = local.read(host);
             boolean mayEnd = readThrough || before.openStreak().isPresent() || fleet.cached(host).isStreakOpen();
             if (!mayEnd || !fleet.isAvailable()) {
@@ -203,33 +221,23 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     }
 
     /**
-     * A pace taught by this JVM's latest refusal is re-read at the fleet's ceiling: the engine counts
-     * only this JVM's successes, a share of what the portal let through. Only the fleet streak's first
-     * refusal teaches: a refusal that merely counted into another JVM's streak teaches nothing.
+     * What a refusal taught, at the fleet's ceiling ({@link #ceilingBefore}). Only the fleet streak's
+     * first refusal teaches: a refusal that merely counted into another JVM's streak teaches nothing.
      */
     @Override
     public void learn(String host, long learnedAt, Optional<PaceSchedule> pace, OptionalInt ceiling) {
-        Optional<PaceSchedule> shared = pace;
-        OptionalInt sharedCeiling = ceiling;
         RefusalSeen seen = rules.isShared(host) ? refusals.get(host) : null;
         if (seen != null && seen.at == learnedAt && ceiling.isPresent()) {
             refusals.remove(host, seen);
             if (!seen.refusal.isFirstOfStreak()) {
                 return;
             }
-            int fleetCeiling = Math.max(seen.refusal.ceiling(), ceiling.getAsInt());
-            sharedCeiling = OptionalInt.of(fleetCeiling);
-            if (pace.isPresent() && ceiling.getAsInt() > 0 && fleetCeiling > ceiling.getAsInt()) {
-                PaceSchedule p = pace.get();
-                shared = Optional.of(new PaceSchedule(p.refusedRatePerSecond() * fleetCeiling / ceiling.getAsInt(), p.epochMillis(),
-                        p.cycleMillis()));
-            }
         }
-        local.learn(host, learnedAt, shared, sharedCeiling);
+        local.learn(host, learnedAt, pace, ceiling);
         if (rules.isShared(host)) {
             long now = clock.millis();
-            PaceSchedule p = shared.orElse(null);
-            fleet.recordLearned(host, now - learnedAt, sharedCeiling, p == null ? 0 : p.refusedRatePerSecond(),
+            PaceSchedule p = pace.orElse(null);
+            fleet.recordLearned(host, now - learnedAt, ceiling, p == null ? 0 : p.refusedRatePerSecond(),
                     p == null ? 0 : p.cycleMillis(), p == null ? 0 : now - p.epochMillis());
         }
     }

@@ -248,6 +248,24 @@ class RedisHostKnowledgeTest {
         return store.onRefusal(HOST, 60_000, sentAgo, header, false).orElseThrow(AssertionError::new);
     }
 
+    /**
+     * An unpaced host makes no trip of its own, and a fleet's first burst is over within a refresh:
+     * another JVM's refusal still counts these successes, carried by a trip the first success asked for.
+     */
+    @Test
+    void anotherJvmsRefusalCountsSuccessesNoOperationCarried() throws Exception {
+        RedisHostKnowledge.Options noRefresh = new RedisHostKnowledge.Options().timeoutMillis(2000).refreshMillis(3_600_000);
+        RedisHostKnowledge a = store(Clock.system(), noRefresh);
+        RedisHostKnowledge b = store(Clock.system(), noRefresh);
+        for (int i = 0; i < 6; i++) {
+            a.admitted(HOST, 60_000);
+        }
+        Thread.sleep(20 * RedisHostKnowledge.EARLY_FLUSH_MILLIS); // generous: the trip is asked for at once
+        RedisHostKnowledge.FleetRefusal refusal = b.onRefusal(HOST, 60_000, 0, OptionalLong.empty(), false)
+                .orElseThrow(AssertionError::new);
+        assertEquals(6, refusal.ceiling(), "a's six, though a made no trip of its own and no refresh came");
+    }
+
     @Test
     void theCeilingCountsEveryJvmsSuccessesSinceThePreviousRefusal() {
         RedisHostKnowledge a = store(offset(HOUR));
@@ -342,7 +360,9 @@ class RedisHostKnowledgeTest {
 
     @Test
     void aQuietHostCostsNoRoundTripAndAnotherJvmsWaitReachesTheCache() throws Exception {
-        RedisHostKnowledge.Options rare = new RedisHostKnowledge.Options().timeoutMillis(2000).refreshMillis(3_600_000);
+        // The request path alone: no refresh, and no background trip for the successes' count.
+        RedisHostKnowledge.Options rare = new RedisHostKnowledge.Options().timeoutMillis(2000).refreshMillis(3_600_000)
+                .countsOnlyWithTheRefresh();
         RedisHostKnowledge a = store(Clock.system(), rare);
         RedisHostKnowledge b = store(Clock.system(), rare);
         try (Jedis jedis = new Jedis("127.0.0.1", server.port())) {
@@ -365,7 +385,9 @@ class RedisHostKnowledgeTest {
 
     @Test
     void theFleetsPaceReachesTheCacheOnThisJvmsClock() {
-        RedisHostKnowledge.Options rare = new RedisHostKnowledge.Options().timeoutMillis(2000).refreshMillis(3_600_000);
+        // The request path alone: no refresh, and no background trip for the successes' count.
+        RedisHostKnowledge.Options rare = new RedisHostKnowledge.Options().timeoutMillis(2000).refreshMillis(3_600_000)
+                .countsOnlyWithTheRefresh();
         RedisHostKnowledge a = store(offset(HOUR), rare);
         RedisHostKnowledge b = store(offset(-HOUR), rare);
         a.cached(HOST);

@@ -93,31 +93,32 @@ class RedisKnowledgeStoreTest {
     }
 
     @Test
-    void aPaceLearnedAtTheFleetStreaksFirstRefusalIsTheFleetsCeilingAndTheOtherJvmPacesByIt() throws Exception {
+    void theCeilingAtTheFleetStreaksFirstRefusalIsTheFleetsAndTheOtherJvmPacesByWhatItTaught() throws Exception {
         RedisKnowledgeStore a = jvm(server, 50);
         RedisKnowledgeStore b = jvm(server, 50);
         for (int i = 0; i < 6; i++) {
-            a.recordRecovery(HOST, now());
+            a.recordAdmitted(HOST, now());
         }
         for (int i = 0; i < 4; i++) {
-            b.recordRecovery(HOST, now());
+            b.recordAdmitted(HOST, now());
         }
         Thread.sleep(300); // b's successes travel with its next refresh
         long t = now();
         OpenStreak first = a.recordRefusal(HOST, t, t - 5, OptionalLong.of(0), false);
         assertTrue(first.isFirstRefusal());
-        // What the engine learns from a's six successes: 6 per 2 s refused, curve from now.
-        a.learn(HOST, t, Optional.of(new PaceSchedule(3.0, t, 20_000)), OptionalInt.of(6));
+        assertEquals(10, a.ceilingBefore(HOST, t, 2_000), "the fleet's six and four, not a's six");
+        // What the engine learns from that ceiling: 10 per 2 s refused, curve from now.
+        a.learn(HOST, t, Optional.of(new PaceSchedule(5.0, t, 20_000)), OptionalInt.of(10));
         HostKnowledge knownA = a.read(HOST);
-        assertEquals(OptionalInt.of(10), knownA.learnedCeiling(), "the fleet's six and four");
-        assertEquals(5.0, knownA.pace().get().refusedRatePerSecond(), 1e-9, "10 per 2 s");
+        assertEquals(OptionalInt.of(10), knownA.learnedCeiling());
+        assertEquals(5.0, knownA.pace().get().refusedRatePerSecond(), 1e-9);
 
         long u = now();
         OpenStreak echo = b.recordRefusal(HOST, u, u - 5, OptionalLong.empty(), false);
         assertFalse(echo.isFirstRefusal(), "b's refusal counts into a's streak");
         assertEquals(2, echo.refusals());
         assertEquals(OptionalLong.of(0), echo.headerMillis());
-        b.learn(HOST, u, Optional.of(new PaceSchedule(2.0, u, 20_000)), OptionalInt.of(4)); // what b alone would learn
+        b.learn(HOST, u, Optional.of(new PaceSchedule(2.0, u, 20_000)), OptionalInt.of(4)); // an echo teaches nothing
         Thread.sleep(300);
         HostKnowledge knownB = b.read(HOST);
         assertTrue(knownB.pace().isPresent(), "b paces by the fleet's pace");

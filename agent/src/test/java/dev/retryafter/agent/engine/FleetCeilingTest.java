@@ -1,0 +1,109 @@
+package dev.retryafter.agent.engine;
+
+import dev.retryafter.agent.testing.VirtualClock;
+import org.junit.jupiter.api.Test;
+
+import java.util.OptionalInt;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Engines that share one knowledge store, as a fleet's JVMs share Redis, in virtual time: the
+ * ceiling a refusal teaches is what the portal let all of them have, not the refused engine's share.
+ * Before the store counted successes, each engine read the ceiling from its own.
+ */
+class FleetCeilingTest {
+
+    static final String HOST = "portal.example";
+    static final String KEY = "portal.example:443";
+    static final Policy POLICY = Policy.builder().windowMillis(2_000).minSleepMillis(300).maxSleepMillis(3_000).build();
+
+    final VirtualClock clock = new VirtualClock();
+    final KnowledgeStore shared = new InMemoryKnowledgeStore();
+    final RetryEngine a = engine(shared, 1);
+    final RetryEngine b = engine(shared, 2);
+
+    RetryEngine engine(KnowledgeStore store, long seed) {
+        return RetryEngine.builder().clock(clock).sleeper(clock).random(new Random(seed)::nextDouble)
+                .policies(PolicyLookup.everyHost(POLICY)).knowledge(store).build();
+    }
+
+    /** One request from {@code engine}, answered {@code status} 10 ms later. */
+    void send(RetryEngine engine, int status) throws Exception {
+        Call call = engine.open(HOST, 443, true);
+        call.awaitTurn();
+        clock.advance(10);
+        call.onResponse(status, status == 200 ? null : "0");
+        call.endAttempt();
+    }
+
+    @Test
+    void theCeilingARefusalTeachesCountsEveryEngineSharingTheStore() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            send(i % 5 < 2 ? a : b, 200); // 8 through a, 12 through b: the portal's 20 in the window
+        }
+        send(b, 429);
+        HostKnowledge known = shared.read(KEY);
+        assertEquals(OptionalInt.of(20), known.learnedCeiling(), "the fleet's 20, not b's 12");
+        assertEquals(10.0, known.pace().get().refusedRatePerSecond(), 1e-9, "20 per 2 s refused: paced from there");
+        assertEquals(OptionalInt.of(20), a.hosts().iterator().next().snapshot(clock.millis()).learnedCeiling(),
+                "a, which was not refused, reports the fleet's ceiling too");
+    }
+
+    @Test
+    void aCeilingIsCountedFromTheFleetsPreviousRefusalWhicheverEngineSawIt() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            send(a, 200);
+        }
+        send(a, 429); // the streak's first refusal: a ceiling of 20, a pace of 8 a second
+        clock.advance(400);
+        for (int i = 0; i < 7; i++) {
+            send(i % 2 == 0 ? b : a, 200); // the first ends the streak
+        }
+        clock.advance(100);
+        long sinceFirst = clock.millis() - shared.read(KEY).paceLearnedAt().getAsLong();
+        assertTrue(sinceFirst < POLICY.windowMillis(), "the setup: b's refusal comes within the window of a's, " + sinceFirst + " ms");
+        send(b, 429); // 7 since a's refusal, by both engines; 27 in the window
+        assertEquals(OptionalInt.of(7), shared.read(KEY).learnedCeiling(), "counted since a's refusal, over a's and b's successes");
+    }
+
+    @Test
+    void enginesWithStoresOfTheirOwnStillLearnOnlyTheirOwnShare() throws Exception {
+        KnowledgeStore mine = new InMemoryKnowledgeStore();
+        RetryEngine alone = engine(mine, 3);
+        for (int i = 0; i < 5; i++) {
+            send(a, 200);
+            send(alone, 200);
+        }
+        send(alone, 429);
+        assertEquals(OptionalInt.of(5), mine.read(KEY).learnedCeiling(), "a store counts the successes of the engines that use it");
+    }
+
+    /**
+     * Requests of three engines in flight together, all refused: one refusal and two echoes. Counted
+     * as three in a row, the third backed off as after a third refusal (up to four times as long),
+     * and the fleet's shared wait with it.
+     */
+    @Test
+    void echoesOfRequestsInFlightTogetherDoNotRaiseTheBackoff() throws Exception {
+        RetryEngine c = engine(shared, 3);
+        java.util.List<Call> calls = new java.util.ArrayList<>();
+        for (RetryEngine engine : java.util.Arrays.asList(a, b, c)) {
+            Call call = engine.open(HOST, 443, true);
+            call.awaitTurn();
+            calls.add(call);
+        }
+        clock.advance(10);
+        long longest = 0;
+        for (Call call : calls) {
+            call.onResponse(429, "0");
+            call.endAttempt();
+            longest = Math.max(longest, call.lastDecision().waitBeforeNextRequest().millis());
+        }
+        assertEquals(3, shared.read(KEY).openStreak().get().refusals(), "every refusal is counted into the streak");
+        long bound = Math.max(POLICY.minSleepMillis(), POLICY.backoffBaseMillis());
+        assertTrue(longest <= bound, "no wait longer than a first refusal's backoff: " + longest + " ms");
+    }
+}
