@@ -618,22 +618,16 @@ public final class RedisHostKnowledge implements AutoCloseable {
     }
 
     private Optional<SharedKnowledge> readUnguarded(String host) {
-        Host h = host(host);
-        Object reply = run(h, FleetScripts.READ, Arrays.asList(h.hash, h.streaks), 0);
-        if (reply == null) {
+        Optional<Raw> read = readRawUnguarded(host);
+        if (!read.isPresent()) {
             return Optional.empty();
         }
         long localNow = clock.millis();
-        List<?> parts = (List<?>) reply;
-        long serverNow = Long.parseLong(text(parts.get(0)));
-        List<?> flat = (List<?>) parts.get(1);
-        java.util.Map<String, String> fields = new java.util.HashMap<>();
-        for (int i = 0; i + 1 < flat.size(); i += 2) {
-            fields.put(text(flat.get(i)), text(flat.get(i + 1)));
-        }
+        long serverNow = read.get().serverNow;
+        java.util.Map<String, String> fields = read.get().fields;
         List<StreakRecord> streaks = new ArrayList<>();
-        for (Object stored : (List<?>) parts.get(2)) {
-            StreakRecord streak = StreakRecord.decode(text(stored), serverNow);
+        for (String stored : read.get().streaks) {
+            StreakRecord streak = StreakRecord.decode(stored, serverNow);
             if (streak != null) {
                 streaks.add(streak);
             }
