@@ -2,6 +2,7 @@ package dev.retryafter.agent;
 
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.config.AgentConfig;
+import dev.retryafter.agent.config.Policies;
 import dev.retryafter.agent.config.PolicyReloader;
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.Clock;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** Builds the engine, connects it to the hooks, instruments the clients, and arranges the exit report. */
 final class AgentInstaller {
@@ -40,7 +42,9 @@ final class AgentInstaller {
         FileKnowledgeStore state = openState(config.stateFile(), clock, log);
         // With both a state file and a fleet store, the file is this JVM's copy under the fleet's:
         // read at start, written as ever, and what the JVM carries on with while Redis is gone.
-        RedisKnowledgeStore fleet = openFleet(config, clock, state, log);
+        // The policies in force, for the fleet store's windows: a reload replaces them.
+        AtomicReference<Policies> policiesNow = new AtomicReference<>(config.policies());
+        RedisKnowledgeStore fleet = openFleet(config, clock, state, policiesNow, log);
         if (fleet != null) {
             builder.knowledge(fleet);
         } else if (state != null) {
@@ -79,7 +83,11 @@ final class AgentInstaller {
         log.info("on; policies from {}: {}; knowledge in {}; mode {}", config.source(), config.policies(),
                 fleet != null ? config.store() : "memory", config.mode().label()
                         + (config.mode() == Mode.OBSERVE ? " (decisions are logged as what it would do; the traffic is left alone)" : ""));
-        watchPolicyFile(config, engine, beans, log);
+        try {
+            watchPolicyFile(config, engine, beans, policiesNow, log);
+        } catch (Throwable t) { // the agent is on all the same: only reloading is lost
+            AgentLog.failure("watching the policy file for changes", t);
+        }
     }
 
     /**
@@ -87,11 +95,13 @@ final class AgentInstaller {
      * for its next requests, and what was learned stays; a change of {@code mode} in the file
      * switches the engine's mode (as the run-time switch does).
      */
-    private static void watchPolicyFile(AgentConfig config, RetryEngine engine, ManagementBeans beans, Logger log) {
+    private static void watchPolicyFile(AgentConfig config, RetryEngine engine, ManagementBeans beans,
+                                        AtomicReference<Policies> policiesNow, Logger log) {
         if (config.policyFile() == null || config.reloadMillis() <= 0) {
             return;
         }
         PolicyReloader reloader = new PolicyReloader(config, (next, modeChanged) -> {
+            policiesNow.set(next.policies());
             engine.usePolicies(next.policies());
             if (modeChanged) {
                 engine.switchMode(next.mode());
@@ -113,9 +123,10 @@ final class AgentInstaller {
     }
 
     /** The fleet's store on Redis; null when none is configured or it cannot be made (then this JVM's knowledge is its own). */
-    private static RedisKnowledgeStore openFleet(AgentConfig config, Clock clock, FileKnowledgeStore state, Logger log) {
+    private static RedisKnowledgeStore openFleet(AgentConfig config, Clock clock, FileKnowledgeStore state,
+                                                 AtomicReference<Policies> policiesNow, Logger log) {
         try {
-            return FleetStores.create(config, clock, state);
+            return FleetStores.create(config, clock, state, policiesNow::get);
         } catch (Throwable t) {
             log.warn("the fleet store " + config.store() + " cannot be used (" + t.getClass().getName()
                     + "); this JVM's knowledge stays its own");

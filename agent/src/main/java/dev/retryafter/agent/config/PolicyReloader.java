@@ -58,14 +58,15 @@ public final class PolicyReloader {
         if (Arrays.equals(content, lastSeen)) {
             return;
         }
-        lastSeen = content;
         AgentConfig next;
         try {
             next = PolicyFile.read(file, overrides);
         } catch (ConfigException e) {
+            lastSeen = content; // said once, not at every look
             problem(e.getMessage() + "; the edit is rejected and the policy in force stays");
             return;
         } catch (RuntimeException e) {
+            lastSeen = content;
             problem("policy file " + file + " could not be reloaded (" + e + "); the policy in force stays");
             return;
         }
@@ -73,6 +74,7 @@ public final class PolicyReloader {
         List<String> changes = changes(current.settings(), next.settings());
         boolean modeChanged = next.mode() != current.mode();
         target.apply(next, modeChanged);
+        lastSeen = content; // only once applied: an edit whose applying failed is tried again at the next look
         current = next;
         info.accept(changes.isEmpty() ? "policy file " + file + " changed; no setting did"
                 : "policies reloaded from " + file + ": " + String.join("; ", changes));

@@ -81,10 +81,24 @@ final class HostPermits {
      * takes no permit back, and releases free permits until the host is under it again.
      */
     void resize(int newMax) {
-        java.util.List<CompletableFuture<Void>> admitted = new java.util.ArrayList<>();
         synchronized (this) {
             max = newMax;
-            while (inUse < max && waiters != null && !waiters.isEmpty()) {
+        }
+        admitWaiters(false);
+    }
+
+    /**
+     * Lets every waiter in now, past the cap: its host went to observe mode, where a release over
+     * the cap frees its permit rather than hand it on, so a waiter queued before would wait for ever.
+     */
+    void admitAllWaiters() {
+        admitWaiters(true);
+    }
+
+    private void admitWaiters(boolean pastTheCap) {
+        java.util.List<CompletableFuture<Void>> admitted = new java.util.ArrayList<>();
+        synchronized (this) {
+            while ((pastTheCap || inUse < max) && waiters != null && !waiters.isEmpty()) {
                 CompletableFuture<Void> next = waiters.poll();
                 if (!next.isCancelled()) {
                     inUse++;

@@ -54,7 +54,12 @@ public final class RetryEngine {
         if (live != null) {
             return live;
         }
-        return store.stateFor(key, k -> new HostState(k, policies.policyFor(lowerCase(host), port), clock.millis(), handOvers, knowledge));
+        PolicyLookup used = policies;
+        HostState state = store.stateFor(key, k -> new HostState(k, used.policyFor(lowerCase(host), port), clock.millis(), handOvers, knowledge));
+        if (used != policies) { // a reload went past this host while it was being made: it moves too
+            state.usePolicy(policies.policyFor(lowerCase(host), port), clock.millis());
+        }
+        return state;
     }
 
     /**
@@ -69,6 +74,16 @@ public final class RetryEngine {
     /** Switches {@link #mode()}; threadsafe, takes effect at the next attempt. */
     public void switchMode(Mode mode) {
         this.mode = Objects.requireNonNull(mode);
+        admitWaitersWhereObserved();
+    }
+
+    /** Requests queued for a permit under enforce are let go where a host now observes: its traffic is the application's. */
+    private void admitWaitersWhereObserved() {
+        for (HostState state : store.hosts()) {
+            if (modeFor(state.policy()) == Mode.OBSERVE) {
+                state.permits().admitAllWaiters();
+            }
+        }
     }
 
     /** The mode a host on {@code policy} is in now: the policy's own, or else the engine's. */
@@ -90,6 +105,7 @@ public final class RetryEngine {
             int colon = key.lastIndexOf(':');
             state.usePolicy(next.policyFor(key.substring(0, colon), Integer.parseInt(key.substring(colon + 1))), now);
         }
+        admitWaitersWhereObserved();
     }
 
     /** Where what the engine learns of each portal is kept. */

@@ -81,6 +81,9 @@ public final class ManagementBeans {
             log.warn("no MBeans: " + t);
             return;
         }
+        // Made from an application thread, this one lives as long as the JVM: it must not keep a
+        // redeployed web application's class loader reachable.
+        Thread.currentThread().setContextClassLoader(null);
         while (true) {
             try {
                 sync(server);

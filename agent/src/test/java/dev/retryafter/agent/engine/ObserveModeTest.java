@@ -164,4 +164,24 @@ class ObserveModeTest {
         assertTrue(call.onResponse(429, "0"), "policy mode = enforce wins over the engine's observe");
         call.endAttempt();
     }
+
+    /** A request queued at the cap under enforce is let go once the host observes: it must not wait for ever. */
+    @Test
+    void switchingToObserveLetsGoARequestQueuedAtTheCap() throws Exception {
+        RetryEngine engine = engine(Policy.builder().maxConcurrency(1).build(), Mode.ENFORCE);
+        Call holder = engine.open("portal.example", 443, true);
+        holder.awaitTurn();
+        Call queued = engine.open("portal.example", 443, true);
+        CompletableFuture<Void> queuedTurn = queued.turn();
+        assertFalse(queuedTurn.isDone(), "enforce: the cap of one holds it back");
+
+        engine.switchMode(Mode.OBSERVE);
+        Call observed = engine.open("portal.example", 443, true);
+        observed.awaitTurn(); // past the cap, as observe mode goes
+        observed.endAttempt();
+        queuedTurn.get(5, java.util.concurrent.TimeUnit.SECONDS); // before the fix: a release over the cap freed it, never handed on
+        queued.endAttempt();
+        holder.endAttempt();
+        assertEquals(0, engine.hosts().iterator().next().snapshot(engine.now()).inFlight, "every permit back");
+    }
 }

@@ -20,6 +20,16 @@ public final class FleetStores {
      * Connects lazily: a Redis not there yet only opens the circuit.
      */
     public static RedisKnowledgeStore create(AgentConfig config, Clock clock, KnowledgeStore local) {
+        return create(config, clock, local, config::policies);
+    }
+
+    /**
+     * As above, with each host's window read from {@code current}, the policies in force now (a
+     * reload changes them); which hosts are shared is read from the policies at start, as sharing
+     * takes a restart.
+     */
+    public static RedisKnowledgeStore create(AgentConfig config, Clock clock, KnowledgeStore local,
+                                             java.util.function.Supplier<Policies> current) {
         StoreSettings settings = config.store();
         if (!settings.isShared()) {
             return null;
@@ -37,7 +47,7 @@ public final class FleetStores {
             @Override
             public long windowMillis(String host) {
                 int colon = host.lastIndexOf(':');
-                return policies.policyFor(host.substring(0, colon), Integer.parseInt(host.substring(colon + 1))).windowMillis();
+                return current.get().policyFor(host.substring(0, colon), Integer.parseInt(host.substring(colon + 1))).windowMillis();
             }
         });
     }

@@ -271,6 +271,12 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         return read;
     }
 
+    /** A host this JVM keeps to itself ({@code share = local}) is released here; a fleet's hold is the fleet's. */
+    @Override
+    public boolean releaseHold(String host, long now) {
+        return !rules.isShared(host) && local.releaseHold(host, now);
+    }
+
     /** This JVM forgets the host; the fleet keeps it until its keys expire. */
     @Override
     public void forget(String host) {
