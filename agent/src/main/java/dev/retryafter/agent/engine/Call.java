@@ -73,11 +73,12 @@ public final class Call {
     public void awaitTurn() throws HostHeldException, InterruptedException {
         attempt++;
         startWaiting();
-        if (observes()) {
+        HostState current = host(); // one lookup for the mode and the hold: this is every request's path
+        if (observes(current)) {
             observeTurn();
             return;
         }
-        failIfHeld(host());
+        failIfHeld(current);
         CompletableFuture<Void> permit = acquirePermit();
         HostState state = host;
         try {
@@ -121,11 +122,12 @@ public final class Call {
         attempt++;
         try {
             startWaiting();
-            if (observes()) {
+            HostState current = host();
+            if (observes(current)) {
                 observeTurn();
                 return Futures.DONE;
             }
-            failIfHeld(host());
+            failIfHeld(current);
             CompletableFuture<Void> permit = acquirePermit();
             pendingPermit = permit;
             if (phase == ABANDONED) {
@@ -151,8 +153,8 @@ public final class Call {
     }
 
     /** Reads the mode this attempt runs in: the host's policy's, else the engine's. */
-    private boolean observes() {
-        mode = engine.modeFor(host().policy());
+    private boolean observes(HostState current) {
+        mode = engine.modeFor(current.policy());
         return mode == Mode.OBSERVE;
     }
 
