@@ -17,9 +17,9 @@ import dev.retryafter.agent.store.redis.FleetStores;
 import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
 import dev.retryafter.agent.report.DecisionLog;
 import dev.retryafter.agent.report.ExitReport;
-import org.slf4j.Logger;
 
 import java.lang.instrument.Instrumentation;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -35,7 +35,7 @@ final class AgentInstaller {
 
     /** All or nothing: if any step fails, what was installed is taken out again, and the failure thrown. */
     static void install(AgentConfig config, Instrumentation instrumentation) throws Exception {
-        Logger log = AgentLog.logger();
+        AgentLogger log = AgentLog.logger();
         Clock clock = Clock.system();
         RetryEngine.Builder builder = RetryEngine.builder().clock(clock).policies(config.policies()).mode(config.mode())
                 .listener(new DecisionLog(log));
@@ -59,7 +59,17 @@ final class AgentInstaller {
         AgentHooks.install(new HookDispatcher(engine, depth, governing, beans::firstUse));
         UngovernedClients ungoverned = new UngovernedClients();
         try {
-            ClientInstrumentation.install(instrumentation, AgentInstaller.class.getClassLoader(), ungoverned);
+            // The default place going unused is said at debug level only: nobody asked for it.
+            boolean chosen = config.classCache() != null;
+            ClientInstrumentation.install(instrumentation, AgentInstaller.class.getClassLoader(), ungoverned,
+                    classCacheDirectory(config), why -> {
+                        String line = "no class cache: " + why + "; client classes are changed afresh at every start";
+                        if (chosen) {
+                            log.warn(line);
+                        } else {
+                            log.debug(line);
+                        }
+                    });
         } catch (Exception | Error e) {
             AgentHooks.install(null); // any class already changed calls into hooks that now say "run the original"
             throw e;
@@ -96,7 +106,7 @@ final class AgentInstaller {
      * switches the engine's mode (as the run-time switch does).
      */
     private static void watchPolicyFile(AgentConfig config, RetryEngine engine, ManagementBeans beans,
-                                        AtomicReference<Policies> policiesNow, Logger log) {
+                                        AtomicReference<Policies> policiesNow, AgentLogger log) {
         if (config.policyFile() == null || config.reloadMillis() <= 0) {
             return;
         }
@@ -122,9 +132,19 @@ final class AgentInstaller {
         }, config.reloadMillis(), config.reloadMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** Where changed client classes are kept for the next run; null for nowhere (off, or no home directory). */
+    private static Path classCacheDirectory(AgentConfig config) {
+        String setting = config.classCache();
+        if (AgentConfig.CLASS_CACHE_OFF.equals(setting)) {
+            return null;
+        }
+        return setting != null ? Paths.get(setting)
+                : ClientInstrumentation.defaultCacheDirectory(System.getenv("XDG_CACHE_HOME"), System.getProperty("user.home"));
+    }
+
     /** The fleet's store on Redis; null when none is configured or it cannot be made (then this JVM's knowledge is its own). */
     private static RedisKnowledgeStore openFleet(AgentConfig config, Clock clock, FileKnowledgeStore state,
-                                                 AtomicReference<Policies> policiesNow, Logger log) {
+                                                 AtomicReference<Policies> policiesNow, AgentLogger log) {
         try {
             return FleetStores.create(config, clock, state, policiesNow::get);
         } catch (Throwable t) {
@@ -135,7 +155,7 @@ final class AgentInstaller {
     }
 
     /** The state file, read; null when none is configured or it cannot be opened at all (then learning starts afresh). */
-    private static FileKnowledgeStore openState(AgentConfig.StateFile settings, Clock clock, Logger log) {
+    private static FileKnowledgeStore openState(AgentConfig.StateFile settings, Clock clock, AgentLogger log) {
         if (settings.path() == null) {
             return null;
         }
@@ -152,7 +172,7 @@ final class AgentInstaller {
     private static volatile String lastSaveFailure;
 
     /** Writes the state file; a failure is logged (once while it repeats) and never reaches the application. */
-    private static void save(FileKnowledgeStore state, Logger log) {
+    private static void save(FileKnowledgeStore state, AgentLogger log) {
         try {
             state.save();
             lastSaveFailure = null;
@@ -165,7 +185,7 @@ final class AgentInstaller {
         }
     }
 
-    private static void report(RetryEngine engine, AgentConfig config, UngovernedClients ungoverned, Logger log) {
+    private static void report(RetryEngine engine, AgentConfig config, UngovernedClients ungoverned, AgentLogger log) {
         try {
             List<HostSnapshot> snapshots = ExitReport.snapshots(engine.hosts(), engine.now());
             boolean anyGoverned = false;

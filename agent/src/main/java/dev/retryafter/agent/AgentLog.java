@@ -1,30 +1,22 @@
 package dev.retryafter.agent;
 
-import org.slf4j.Logger;
-import org.slf4j.simple.SimpleLogger;
-import org.slf4j.simple.SimpleServiceProvider;
-
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-/**
- * The agent's own logger: slf4j-simple, relocated inside the agent jar, to standard error. It is
- * made directly rather than found through slf4j's provider lookup, so nothing the application
- * configures for its own slf4j (a provider property, a binding on the class path) reaches it.
- */
+/** Where the agent's logger is had, and its failures reported once each. */
 public final class AgentLog {
 
     /** Every line the agent writes carries this name. */
     public static final String NAME = "retry-after-agent";
 
     private static final Set<String> REPORTED = ConcurrentHashMap.newKeySet();
-    private static volatile Logger logger;
+    private static volatile AgentLogger logger;
 
     private AgentLog() {
     }
 
-    public static Logger logger() {
-        Logger l = logger;
+    public static AgentLogger logger() {
+        AgentLogger l = logger;
         if (l == null) {
             synchronized (AgentLog.class) {
                 if (logger == null) {
@@ -46,21 +38,7 @@ public final class AgentLog {
         }
     }
 
-    private static Logger create() {
-        // These names are relocated with slf4j-simple, so they are the agent's alone.
-        setIfAbsent(SimpleLogger.LOG_FILE_KEY, "System.err");
-        setIfAbsent(SimpleLogger.SHOW_DATE_TIME_KEY, "true");
-        setIfAbsent(SimpleLogger.DATE_TIME_FORMAT_KEY, "HH:mm:ss.SSS");
-        setIfAbsent(SimpleLogger.SHOW_THREAD_NAME_KEY, "false");
-        setIfAbsent(SimpleLogger.LEVEL_IN_BRACKETS_KEY, "false");
-        SimpleServiceProvider provider = new SimpleServiceProvider();
-        provider.initialize();
-        return provider.getLoggerFactory().getLogger(NAME);
-    }
-
-    private static void setIfAbsent(String key, String value) {
-        if (System.getProperty(key) == null) {
-            System.setProperty(key, value);
-        }
+    private static AgentLogger create() {
+        return new AgentLogger(NAME, System.getProperty(AgentLogger.LEVEL_PROPERTY));
     }
 }

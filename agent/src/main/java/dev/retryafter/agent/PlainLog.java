@@ -3,9 +3,8 @@ package dev.retryafter.agent;
 /**
  * One line to standard error in the agent's log format, less the time of day
  * ({@code INFO retry-after-agent - ...}), without the logger: for the agent switched off, which
- * should load next to nothing. Starting slf4j-simple costs tens of milliseconds (its configuration,
- * a date format and its locale data), and so does the local time: the default time zone reads the
- * JDK's zone database. The line comes as the JVM starts, so the time it would show is the start's.
+ * should load next to nothing. The local time costs tens of milliseconds: the default time zone
+ * reads the JDK's zone database. The line comes as the JVM starts, so the time it would show is the start's.
  */
 final class PlainLog {
 

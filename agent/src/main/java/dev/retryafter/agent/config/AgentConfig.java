@@ -23,23 +23,27 @@ public final class AgentConfig {
     static final long DEFAULT_RELOAD_MILLIS = 5_000;
 
     /**
-     * What was read, beyond the values themselves: the mode, the reload interval, and what a reload
-     * needs to read it again and say what changed.
+     * What was read, beyond the values themselves: the mode, the reload interval, the class cache,
+     * and what a reload needs to read it again and say what changed.
      */
     static final class Read {
-        static final Read NONE = new Read(Mode.ENFORCE, DEFAULT_RELOAD_MILLIS, null,
+        static final Read NONE = new Read(Mode.ENFORCE, DEFAULT_RELOAD_MILLIS, null, null,
                 Collections.<PolicyFile.Line>emptyList(), Collections.<String, String>emptyMap());
 
         final Mode mode;
         final long reloadMillis;
+        /** {@code class-cache} as written; null when not written (the default place). */
+        final String classCache;
         final Path file;
         final List<PolicyFile.Line> overrides;
         /** Every key as written, after the argument's overrides, in file order. */
         final Map<String, String> settings;
 
-        Read(Mode mode, long reloadMillis, Path file, List<PolicyFile.Line> overrides, Map<String, String> settings) {
+        Read(Mode mode, long reloadMillis, String classCache, Path file, List<PolicyFile.Line> overrides,
+             Map<String, String> settings) {
             this.mode = mode;
             this.reloadMillis = reloadMillis;
+            this.classCache = classCache;
             this.file = file;
             this.overrides = overrides;
             this.settings = settings;
@@ -120,6 +124,17 @@ public final class AgentConfig {
     public long reloadMillis() {
         return read.reloadMillis;
     }
+
+    /**
+     * {@code class-cache}: where the client classes as changed are kept for the next run; null when
+     * not written (the default place, under the user's cache directory), {@value #CLASS_CACHE_OFF} for none.
+     */
+    public String classCache() {
+        return read.classCache;
+    }
+
+    /** The {@code class-cache} value that keeps none. */
+    public static final String CLASS_CACHE_OFF = "off";
 
     /** The policy file, or null when everything came from the argument. */
     public Path policyFile() {

@@ -37,6 +37,7 @@ public final class PolicyFile {
     static final String STATE_MAX_AGE = "state-max-age";
     static final String MODE = "mode";
     static final String RELOAD = "reload";
+    static final String CLASS_CACHE = "class-cache";
     private static final String DEFAULT_PREFIX = "default.";
     static final String POLICY_PREFIX = "policy.";
     private static final String HOSTS = "hosts";
@@ -115,6 +116,7 @@ public final class PolicyFile {
         long stateMaxAge = AgentConfig.DEFAULT_STATE_MAX_AGE_MILLIS;
         Mode mode = Mode.ENFORCE;
         long reload = AgentConfig.DEFAULT_RELOAD_MILLIS;
+        String classCache = null;
         Policy.Builder defaults = Policy.builder();
         Map<String, Line> defaultLines = new LinkedHashMap<>();
         Map<String, Map<String, Line>> policyLines = new LinkedHashMap<>();
@@ -136,6 +138,9 @@ public final class PolicyFile {
                 mode = read(line, () -> Values.mode(line.value));
             } else if (key.equals(RELOAD)) {
                 reload = read(line, () -> Values.reloadMillis(line.value));
+            } else if (key.equals(CLASS_CACHE)) {
+                classCache = line.value.isEmpty() ? null
+                        : line.value.equalsIgnoreCase(AgentConfig.CLASS_CACHE_OFF) ? AgentConfig.CLASS_CACHE_OFF : line.value;
             } else if (StoreSettings.KEYS.contains(key)) {
                 storeLines.put(key, line);
             } else if (key.equals(DEFAULT_PREFIX + StoreSettings.SHARE)) {
@@ -183,7 +188,7 @@ public final class PolicyFile {
         }
         return new AgentConfig(enabled, report, new Policies(entries, defaultPolicy, defaultShared), source,
                 new AgentConfig.StateFile(stateFile, stateInterval, stateMaxAge), StoreSettings.read(storeLines, environment),
-                new AgentConfig.Read(mode, reload, file, Collections.unmodifiableList(new ArrayList<>(overrides)), settings(byKey)));
+                new AgentConfig.Read(mode, reload, classCache, file, Collections.unmodifiableList(new ArrayList<>(overrides)), settings(byKey)));
     }
 
     private static Map<String, String> settings(Map<String, Line> byKey) {
@@ -313,6 +318,7 @@ public final class PolicyFile {
         known.add(STATE_MAX_AGE);
         known.add(MODE);
         known.add(RELOAD);
+        known.add(CLASS_CACHE);
         String policyPrefix = DEFAULT_PREFIX;
         if (key.startsWith(POLICY_PREFIX) && key.indexOf('.', POLICY_PREFIX.length()) > POLICY_PREFIX.length()) {
             policyPrefix = key.substring(0, key.indexOf('.', POLICY_PREFIX.length()) + 1);

@@ -139,7 +139,7 @@ public final class PolicyReloader {
     static boolean takesRestart(String key) {
         return key.equals(PolicyFile.ENABLED) || key.equals(PolicyFile.REPORT) || key.equals(PolicyFile.STATE_FILE)
                 || key.equals(PolicyFile.STATE_INTERVAL) || key.equals(PolicyFile.STATE_MAX_AGE)
-                || key.equals(PolicyFile.RELOAD) || StoreSettings.KEYS.contains(key)
+                || key.equals(PolicyFile.RELOAD) || key.equals(PolicyFile.CLASS_CACHE) || StoreSettings.KEYS.contains(key)
                 || key.endsWith("." + StoreSettings.SHARE);
     }
 

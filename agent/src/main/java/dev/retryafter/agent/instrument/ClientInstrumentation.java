@@ -16,18 +16,27 @@ import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.pool.TypePool;
 import net.bytebuddy.utility.OpenedClassReader;
 
+import java.io.ByteArrayOutputStream;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.lang.instrument.UnmodifiableClassException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.zip.CRC32;
 
 import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
 import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.none;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 /**
@@ -46,67 +55,76 @@ public final class ClientInstrumentation implements ClassFileTransformer {
     private static final String ADVICE = "dev.retryafter.agent.instrument.";
 
     private final Map<String, Target> targets = new HashMap<>();
-    private final ClassFileLocator agentClasses;
+    private final ClassLoader agentLoader;
     private final UngovernedClients ungoverned;
+    private final ClassCache cache;
+    private volatile ClassFileLocator agentClasses;
 
-    private ClientInstrumentation(ClassLoader agentLoader, UngovernedClients ungoverned) {
-        this.agentClasses = ClassFileLocator.ForClassLoader.of(agentLoader);
+    private ClientInstrumentation(ClassLoader agentLoader, UngovernedClients ungoverned, ClassCache cache) {
+        this.agentLoader = agentLoader;
         this.ungoverned = ungoverned;
+        this.cache = cache;
         add(new Target("jdk.internal.net.http.HttpClientFacade")
-                .advise(named("send").and(takesArguments(2)), "jdk.SendAdvice")
-                .advise(named("sendAsync").and(takesArguments(2)), "jdk.SendAsyncAdvice")
-                .advise(named("sendAsync").and(takesArguments(3)), "jdk.SendAsyncAdvice$WithPushPromises"));
+                .advise("send/2", "jdk.SendAdvice")
+                .advise("sendAsync/2", "jdk.SendAsyncAdvice")
+                .advise("sendAsync/3", "jdk.SendAsyncAdvice$WithPushPromises"));
         for (String client : new String[] {"InternalHttpClient", "MinimalHttpClient"}) {
-            add(new Target("org.apache.hc.client5.http.impl.classic." + client)
-                    .advise(named("doExecute").and(takesArguments(3)), "apache5.ExecuteAdvice"));
+            add(new Target("org.apache.hc.client5.http.impl.classic." + client).advise("doExecute/3", "apache5.ExecuteAdvice"));
         }
         // The holders of an exchange's pooled connection: a governed attempt's permit lasts until it goes back.
         add(new Target("org.apache.hc.client5.http.impl.classic.InternalExecRuntime")
-                .advise(named("acquireEndpoint"), "apache5.ExecRuntimeAdvice$Acquired")
-                .advise(named("releaseEndpoint").or(named("discardEndpoint")), "apache5.ExecRuntimeAdvice$Released"));
-        add(new Target("org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec")
-                .advise(isConstructor().and(takesArguments(1)), "apache5.RetryStrategyAdvice"));
+                .advise("acquireEndpoint", "apache5.ExecRuntimeAdvice$Acquired")
+                .advise("releaseEndpoint discardEndpoint", "apache5.ExecRuntimeAdvice$Released"));
+        add(new Target("org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec").advise("<init>/1", "apache5.RetryStrategyAdvice"));
         for (String client : new String[] {"InternalHttpClient", "MinimalHttpClient", "AbstractHttpClient"}) {
-            add(new Target("org.apache.http.impl.client." + client)
-                    .advise(named("doExecute").and(takesArguments(3)), "apache4.ExecuteAdvice"));
+            add(new Target("org.apache.http.impl.client." + client).advise("doExecute/3", "apache4.ExecuteAdvice"));
         }
         add(new Target("org.apache.http.impl.execchain.ConnectionHolder")
-                .advise(isConstructor(), "apache4.ConnectionHolderAdvice$Acquired")
-                .advise(named("releaseConnection").and(takesArguments(1)).or(named("abortConnection")),
-                        "apache4.ConnectionHolderAdvice$Released"));
+                .advise("<init>", "apache4.ConnectionHolderAdvice$Acquired")
+                .advise("releaseConnection/1 abortConnection", "apache4.ConnectionHolderAdvice$Released"));
         // AutoRetryHttpClient (deprecated since 4.3) is not here: its retries run outside the client's doExecute.
-        add(new Target("org.apache.http.impl.execchain.ServiceUnavailableRetryExec")
-                .advise(isConstructor().and(takesArguments(2)), "apache4.RetryStrategyAdvice"));
+        add(new Target("org.apache.http.impl.execchain.ServiceUnavailableRetryExec").advise("<init>/2", "apache4.RetryStrategyAdvice"));
         // HttpURLConnection, HttpsURLConnection's delegate included: the same methods from Java 8 to 25.
         add(new Target("sun.net.www.protocol.http.HttpURLConnection")
-                .advise(named("plainConnect").and(takesArguments(0)), "urlconnection.ConnectAdvice")
-                .advise(named("followRedirect").and(takesArguments(0)), "urlconnection.ResponseAdvice")
-                .advise(named("disconnect").and(takesArguments(0)), "urlconnection.DisconnectAdvice"));
-        add(new Target("sun.net.www.http.HttpClient")
-                .advise(named("finished").and(takesArguments(0)).or(named("closeServer").and(takesArguments(0))),
-                        "urlconnection.ClientDoneAdvice"));
-        add(new Target("sun.net.www.protocol.https.HttpsClient")
-                .advise(named("closeServer").and(takesArguments(0)), "urlconnection.ClientDoneAdvice"));
+                .advise("plainConnect/0", "urlconnection.ConnectAdvice")
+                .advise("followRedirect/0", "urlconnection.ResponseAdvice")
+                .advise("disconnect/0", "urlconnection.DisconnectAdvice"));
+        add(new Target("sun.net.www.http.HttpClient").advise("finished/0 closeServer/0", "urlconnection.ClientDoneAdvice"));
+        add(new Target("sun.net.www.protocol.https.HttpsClient").advise("closeServer/0", "urlconnection.ClientDoneAdvice"));
         // OkHttp 3.x names its call okhttp3.RealCall; 4.x and 5.x, okhttp3.internal.connection.RealCall.
         add(new Target("okhttp3.internal.http.RetryAndFollowUpInterceptor")
-                .advise(named("intercept").and(takesArguments(1)), "okhttp.InterceptAdvice")
-                .advise(named("followUpRequest"), "okhttp.FollowUpAdvice"));
+                .advise("intercept/1", "okhttp.InterceptAdvice")
+                .advise("followUpRequest", "okhttp.FollowUpAdvice"));
         for (String call : new String[] {"okhttp3.RealCall", "okhttp3.internal.connection.RealCall"}) {
-            add(new Target(call).advise(named("enqueue").and(takesArguments(1)), "okhttp.EnqueueAdvice"));
+            add(new Target(call).advise("enqueue/1", "okhttp.EnqueueAdvice"));
         }
-        add(new Target("okhttp3.RealCall$AsyncCall").advise(named("execute").and(takesArguments(0)), "okhttp.AsyncDoneAdvice"));
-        add(new Target("okhttp3.internal.connection.RealCall$AsyncCall").advise(named("run").and(takesArguments(0)), "okhttp.AsyncDoneAdvice"));
+        add(new Target("okhttp3.RealCall$AsyncCall").advise("execute/0", "okhttp.AsyncDoneAdvice"));
+        add(new Target("okhttp3.internal.connection.RealCall$AsyncCall").advise("run/0", "okhttp.AsyncDoneAdvice"));
     }
 
     /** Registers the transformer, and transforms the client classes already loaded, if any. */
     public static void install(Instrumentation instrumentation, ClassLoader agentLoader) throws UnmodifiableClassException {
-        install(instrumentation, agentLoader, new UngovernedClients());
+        install(instrumentation, agentLoader, new UngovernedClients(), null);
     }
 
-    /** As {@link #install(Instrumentation, ClassLoader)}, noting in {@code ungoverned} the clients it does not change. */
-    public static void install(Instrumentation instrumentation, ClassLoader agentLoader, UngovernedClients ungoverned)
-            throws UnmodifiableClassException {
-        ClientInstrumentation transformer = new ClientInstrumentation(agentLoader, ungoverned);
+    /**
+     * As {@link #install(Instrumentation, ClassLoader)}, noting in {@code ungoverned} the clients it
+     * does not change, and keeping the changed classes in {@code cacheDirectory} for the next run
+     * (null: no cache). A cache that cannot be used is said in {@code cacheUnusable}, and classes are changed afresh.
+     */
+    public static void install(Instrumentation instrumentation, ClassLoader agentLoader, UngovernedClients ungoverned,
+                               Path cacheDirectory, Consumer<String> cacheUnusable) throws UnmodifiableClassException {
+        install(instrumentation, agentLoader, ungoverned, cacheDirectory == null ? null : ClassCache.open(cacheDirectory, cacheUnusable));
+    }
+
+    /** {@code $XDG_CACHE_HOME/retry-after-agent/classes}, else {@code ~/.cache/retry-after-agent/classes}. */
+    public static Path defaultCacheDirectory(String xdgCacheHome, String userHome) {
+        return ClassCache.defaultDirectory(xdgCacheHome, userHome);
+    }
+
+    private static void install(Instrumentation instrumentation, ClassLoader agentLoader, UngovernedClients ungoverned,
+                                ClassCache cache) throws UnmodifiableClassException {
+        ClientInstrumentation transformer = new ClientInstrumentation(agentLoader, ungoverned, cache);
         instrumentation.addTransformer(transformer, true);
         try {
             retransformLoaded(instrumentation, transformer);
@@ -143,13 +161,40 @@ public final class ClientInstrumentation implements ClassFileTransformer {
             return null;
         }
         try {
-            byte[] transformed = target.transform(loader, bytes, agentClasses);
+            long adviceKey = cache == null ? 0 : target.adviceKey(agentLoader);
+            byte[] cached = cache == null ? null : cache.find(internalName, bytes, adviceKey);
+            if (cached != null) {
+                AgentLog.logger().debug("instrumented {} (from the class cache)", target.className);
+                return cached;
+            }
+            byte[] transformed = target.transform(loader, bytes, agentClasses());
             AgentLog.logger().debug("instrumented {}", target.className);
+            if (cache != null) {
+                store(internalName, bytes, adviceKey, transformed);
+            }
             return transformed;
         } catch (Throwable t) {
             AgentLog.failure("instrumenting " + target.className, t); // the class stays as it was
             return null;
         }
+    }
+
+    private void store(String internalName, byte[] bytes, long adviceKey, byte[] transformed) {
+        try {
+            cache.store(internalName, bytes, adviceKey, transformed);
+        } catch (Throwable t) { // the class is changed all the same; the next run changes it again
+            AgentLog.logger().debug("could not keep {} in the class cache: {}", internalName, String.valueOf(t));
+        }
+    }
+
+    /** Made at the first change: a run whose classes all come from the cache never loads Byte Buddy's locators. */
+    private ClassFileLocator agentClasses() {
+        ClassFileLocator locator = agentClasses;
+        if (locator == null) {
+            locator = ClassFileLocator.ForClassLoader.of(agentLoader);
+            agentClasses = locator;
+        }
+        return locator;
     }
 
     /** Transforms {@code bytes} as the JVM would ask; null when the class is not one of ours. For tests. */
@@ -159,7 +204,14 @@ public final class ClientInstrumentation implements ClassFileTransformer {
 
     /** For tests, without registering anything. */
     static ClientInstrumentation forTests(ClassLoader agentLoader) {
-        return new ClientInstrumentation(agentLoader, new UngovernedClients());
+        return new ClientInstrumentation(agentLoader, new UngovernedClients(), null);
+    }
+
+    /** For tests: changes classes as installed with a cache in {@code directory}. */
+    static ClientInstrumentation forTests(ClassLoader agentLoader, Path directory) {
+        return new ClientInstrumentation(agentLoader, new UngovernedClients(), ClassCache.open(directory, why -> {
+            throw new IllegalStateException(why);
+        }));
     }
 
     /** The class names matched, for tests. */
@@ -175,20 +227,83 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         targets.put(target.className.replace('.', '/'), target);
     }
 
-    /** One client class and the advice for its methods, each named by its class in this package. */
+    /**
+     * One client class and the advice for its methods, each named by its class in this package. The
+     * methods are written as {@code name/arity} ({@code <init>} for a constructor, no arity for any),
+     * several separated by spaces; they become Byte Buddy matchers only when the class is changed, so
+     * a run whose classes come from the cache loads none of Byte Buddy.
+     */
     private static final class Target {
         final String className;
-        final List<ElementMatcher<? super MethodDescription>> methods = new ArrayList<>();
+        final List<String> methods = new ArrayList<>();
         final List<String> advice = new ArrayList<>();
+        private volatile Long adviceKey;
 
         Target(String className) {
             this.className = className;
         }
 
-        Target advise(ElementMatcher<? super MethodDescription> method, String adviceClass) {
+        Target advise(String method, String adviceClass) {
             methods.add(method);
             advice.add(ADVICE + adviceClass);
             return this;
+        }
+
+        /**
+         * A checksum of what decides how this class is changed: its advice's class files, this
+         * class's (which holds the method matchers), the agent's version and the JDK's. A cached
+         * class made by other advice, or on another JDK, is not used.
+         */
+        long adviceKey(ClassLoader agentLoader) throws IOException {
+            Long key = adviceKey;
+            if (key == null) {
+                CRC32 crc = new CRC32();
+                List<String> classes = new ArrayList<>(advice);
+                classes.add(ClientInstrumentation.class.getName());
+                classes.add(Target.class.getName());
+                for (String name : classes) {
+                    crc.update(resource(agentLoader, name.replace('.', '/') + ".class"));
+                }
+                Package own = Target.class.getPackage();
+                // The JDK too: Byte Buddy describes its types when it changes a class, and one JDK's may differ from another's.
+                String versions = (own == null ? null : own.getImplementationVersion()) + " " + System.getProperty("java.version");
+                crc.update(versions.getBytes(StandardCharsets.UTF_8));
+                key = crc.getValue();
+                adviceKey = key;
+            }
+            return key;
+        }
+
+        /** "releaseConnection/1 abortConnection": either method, the first with one parameter. */
+        static ElementMatcher.Junction<MethodDescription> matcher(String methods) {
+            ElementMatcher.Junction<MethodDescription> any = none();
+            for (String method : methods.trim().split("\\s+")) {
+                int slash = method.indexOf('/');
+                String name = slash < 0 ? method : method.substring(0, slash);
+                ElementMatcher.Junction<MethodDescription> one = name.equals("<init>") ? isConstructor() : named(name);
+                if (slash >= 0) {
+                    one = one.and(takesArguments(Integer.parseInt(method.substring(slash + 1))));
+                }
+                any = any.or(one);
+            }
+            return any;
+        }
+
+        private static byte[] resource(ClassLoader loader, String name) throws IOException {
+            InputStream in = loader == null ? ClassLoader.getSystemResourceAsStream(name) : loader.getResourceAsStream(name);
+            if (in == null) {
+                throw new FileNotFoundException(name);
+            }
+            try {
+                ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+                byte[] buffer = new byte[8192];
+                for (int n; (n = in.read(buffer)) > 0; ) {
+                    bytes.write(buffer, 0, n);
+                }
+                return bytes.toByteArray();
+            } finally {
+                in.close();
+            }
         }
 
         /**
@@ -203,7 +318,7 @@ public final class ClientInstrumentation implements ClassFileTransformer {
             TypeDescription type = pool.describe(className).resolve();
             List<AsmVisitorWrapper> visitors = new ArrayList<>();
             for (int i = 0; i < methods.size(); i++) {
-                visitors.add(Advice.to(pool.describe(advice.get(i)).resolve(), locator).on(methods.get(i)));
+                visitors.add(Advice.to(pool.describe(advice.get(i)).resolve(), locator).on(matcher(methods.get(i))));
             }
             AsmVisitorWrapper wrapper = new AsmVisitorWrapper.Compound(visitors);
             int writerFlags = wrapper.mergeWriter(AsmVisitorWrapper.NO_FLAGS);

@@ -3,7 +3,7 @@ package dev.retryafter.agent.jmx;
 import dev.retryafter.agent.GoverningSwitch;
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.RetryEngine;
-import org.slf4j.Logger;
+import dev.retryafter.agent.AgentLogger;
 
 import java.time.Instant;
 
@@ -13,12 +13,12 @@ final class AgentView implements AgentMXBean {
     private final RetryEngine engine;
     private final GoverningSwitch governing;
     private final String version;
-    private final Logger log;
+    private final AgentLogger log;
     private volatile String policySource;
     private volatile long policyLoadedAtMillis;
 
     AgentView(RetryEngine engine, GoverningSwitch governing, String version, String policySource, long policyLoadedAtMillis,
-              Logger log) {
+              AgentLogger log) {
         this.engine = engine;
         this.governing = governing;
         this.version = version;

@@ -3,7 +3,7 @@ package dev.retryafter.agent.jmx;
 import dev.retryafter.agent.GoverningSwitch;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.RetryEngine;
-import org.slf4j.Logger;
+import dev.retryafter.agent.AgentLogger;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -18,15 +18,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the platform MBean server, once made, has made JUL's {@code LogManager} too, before an application
  * such as jboss-modules could name its own ({@code java.util.logging.manager}). So nothing here runs
  * until {@link #firstUse()}, called at the application's first governed request, which starts a
- * daemon thread: by then the application's own code is running and has had its chance. If it names
- * a log manager its loader cannot load yet (a module system still starting), the thread waits until it
- * can: made now, the LogManager would fall back to JUL's own for good. That thread then keeps one Host MBean per tracked host, adding the new and removing those the engine evicted,
- * every {@link #SYNC_MILLIS}. Any failure is logged once and ends only the MBeans.
+ * daemon thread that begins {@link #START_DELAY_MILLIS} later: by then the application's own code is
+ * running and has had its chance, and its first request is not slowed. If it names a log manager its
+ * loader cannot load yet (a module system still starting), the thread waits until it can: made now,
+ * the LogManager would fall back to JUL's own for good. That thread then keeps one Host MBean per
+ * tracked host, adding the new and removing those the engine evicted, every {@link #SYNC_MILLIS}.
+ * Any failure is logged once and ends only the MBeans.
  */
 public final class ManagementBeans {
 
     public static final String DOMAIN = "dev.retryafter";
     static final long SYNC_MILLIS = 1_000;
+    /**
+     * How long after the first governed request the MBeans are made: the platform MBean server
+     * loads some 250 classes, which would otherwise compete with that request on a small machine.
+     */
+    static final long START_DELAY_MILLIS = 2_000;
     /** How long to wait for a named log manager to become loadable before going without MBeans. */
     static final long LOG_MANAGER_PATIENCE_MILLIS = 300_000;
     /** A crawler gone wide tracks up to 10,000 hosts; a JMX console lists fewer. */
@@ -34,14 +41,14 @@ public final class ManagementBeans {
 
     private final RetryEngine engine;
     private final AgentView agent;
-    private final Logger log;
+    private final AgentLogger log;
     private final AtomicBoolean started = new AtomicBoolean();
     /** Only the sync thread touches this. */
     private final Map<String, Registered> hosts = new HashMap<>();
     private boolean saidTooMany;
 
     public ManagementBeans(RetryEngine engine, GoverningSwitch governing, String version, String policySource,
-                           long policyLoadedAtMillis, Logger log) {
+                           long policyLoadedAtMillis, AgentLogger log) {
         this.engine = engine;
         this.agent = new AgentView(engine, governing, version, policySource, policyLoadedAtMillis, log);
         this.log = log;
@@ -69,6 +76,7 @@ public final class ManagementBeans {
     private void run() {
         MBeanServer server;
         try {
+            Thread.sleep(START_DELAY_MILLIS);
             if (!awaitLogManager()) {
                 return;
             }

@@ -8,7 +8,7 @@ import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Learned;
 import dev.retryafter.agent.engine.ObservedTurn;
-import org.slf4j.Logger;
+import dev.retryafter.agent.AgentLogger;
 
 import java.util.Locale;
 
@@ -21,11 +21,11 @@ import java.util.Locale;
  */
 public final class DecisionLog implements DecisionListener {
 
-    private final Logger log;
+    private final AgentLogger log;
     /** The hold each host was last logged for: one line per hold, not one per request it fails. */
     private final java.util.concurrent.ConcurrentHashMap<String, Long> loggedHolds = new java.util.concurrent.ConcurrentHashMap<>();
 
-    public DecisionLog(Logger log) {
+    public DecisionLog(AgentLogger log) {
         this.log = log;
     }
 

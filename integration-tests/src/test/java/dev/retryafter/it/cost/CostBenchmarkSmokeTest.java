@@ -138,8 +138,9 @@ class CostBenchmarkSmokeTest {
     void everyTableHasOneRowPerCell() {
         String markdown = report.markdown();
         assertEquals(report.happy().size(), rowsUnder(markdown, CostReport.HAPPY_HEADER));
-        assertEquals(report.startUp().size(), rowsUnder(markdown, CostReport.START_UP_HEADER));
-        assertEquals(report.startUp().size(), rowsUnder(markdown, CostReport.START_UP_OFF_HEADER));
+        for (String arm : List.of("with", "first start", "off")) {
+            assertEquals(report.startUp().size(), rowsUnder(markdown, String.format(Locale.ROOT, CostReport.START_UP_ARM_HEADER, arm)));
+        }
         assertEquals(report.engine().populations().size(), rowsUnder(markdown, CostReport.POPULATION_HEADER));
         assertEquals(3, rowsUnder(markdown, CostReport.STATE_FILE_HEADER));
     }

@@ -7,6 +7,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /** The run as Markdown: where it ran, the targets, then a table per part and how to read them. */
@@ -19,9 +20,10 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
     static final String START_UP_HEADER = "| JDK | client | start → first response, without (ms) | with (ms) | added (ms) "
             + "| start → main, without (ms) | with (ms) | process, start to exit, without (ms) | with (ms) | added (ms) "
             + "| classes loaded, without | with |";
-    static final String START_UP_OFF_HEADER = "| JDK | client | start → first response, without (ms) | off (ms) | added (ms) "
-            + "| start → main, without (ms) | off (ms) | process, start to exit, without (ms) | off (ms) | added (ms) "
-            + "| classes loaded, without | off |";
+    /** The header of a table of one more arm against the runs without, {@code %1$s} its name. */
+    static final String START_UP_ARM_HEADER = "| JDK | client | start → first response, without (ms) | %1$s (ms) | added (ms) "
+            + "| start → main, without (ms) | %1$s (ms) | process, start to exit, without (ms) | %1$s (ms) | added (ms) "
+            + "| classes loaded, without | %1$s |";
     static final String POPULATION_HEADER = "| population | hosts | requests per host | retained (bytes) | per host (bytes) |";
     static final String STATE_FILE_HEADER = "| state file | hosts | file (bytes) | per host (bytes) | time (ms) | processor time (ms) |";
 
@@ -129,48 +131,39 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
 
     private void startUp(StringBuilder md) {
         md.append("## Start-up\n\n");
-        line(md, "A one-request program per client; the agent with no argument (every host on the defaults). %d measured "
-                        + "run(s) per JDK, client and arm, in turn without, with and off (the second table)%s; medians.\n",
+        line(md, "A one-request program per client; the agent as deployed, with no policy (every host on the defaults), "
+                        + "on a machine where it has started before: its class cache holds the client classes it changed, "
+                        + "filled by the unmeasured runs. %d measured run(s) per JDK, client and arm, in turn without, with, "
+                        + "off and at a first start (the tables below)%s; medians.\n",
                 settings.startUpRuns(), settings.startUpWarmUps() > 0
                         ? ", after " + settings.startUpWarmUps() + " unmeasured run(s) of each to warm the OS file cache" : "");
-        md.append(START_UP_HEADER).append('\n');
-        md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
-        for (StartUp.Cell c : startUp) {
-            if (!c.measured()) {
-                line(md, "| %s | %s | JDK missing | | | | | | | | | |", c.jdk(), c.client());
-                continue;
-            }
-            line(md, "| %s | %s | %.0f | %.0f | %+.0f | %.0f | %.0f | %.0f | %.0f | %+.0f | %.0f | %.0f |", c.jdk(), c.client(),
-                    c.median(c.without(), StartUp.Run::toFirstResponseMillis), c.median(c.with(), StartUp.Run::toFirstResponseMillis),
-                    c.added(StartUp.Run::toFirstResponseMillis),
-                    c.median(c.without(), StartUp.Run::toMainMillis), c.median(c.with(), StartUp.Run::toMainMillis),
-                    c.median(c.without(), StartUp.Run::wallMillis), c.median(c.with(), StartUp.Run::wallMillis),
-                    c.added(StartUp.Run::wallMillis),
-                    c.median(c.without(), StartUp.Run::classes), c.median(c.with(), StartUp.Run::classes));
-        }
-        md.append('\n');
-        startUpOff(md);
-    }
-
-    /** The same runs' third arm: the agent on the command line, switched off. Off should cost no more than opening the jar. */
-    private void startUpOff(StringBuilder md) {
-        line(md, "Switched off: the same program with the agent and `%s`, in the same rotation (without, with, off). "
+        startUpTable(md, "with", StartUp.Cell::with);
+        line(md, "First start: the agent with its class cache empty, as on a machine's first run of a JDK and client; "
+                + "Byte Buddy changes the client classes, and the cache keeps them for the next start.\n");
+        startUpTable(md, "first start", StartUp.Cell::first);
+        line(md, "Switched off: the same program with the agent and `%s`, in the same rotation. "
                 + "The agent decides it is off before it loads anything of its own beyond the switch, so what is "
                 + "added is about what opening the jar costs the JVM.\n", StartUp.OFF_ARGUMENT);
-        md.append(START_UP_OFF_HEADER).append('\n');
+        startUpTable(md, "off", StartUp.Cell::off);
+    }
+
+    /** One arm's runs against the runs without the agent. */
+    private void startUpTable(StringBuilder md, String arm, Function<StartUp.Cell, List<StartUp.Run>> runs) {
+        md.append(String.format(Locale.ROOT, START_UP_ARM_HEADER, arm)).append('\n');
         md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         for (StartUp.Cell c : startUp) {
             if (!c.measured()) {
                 line(md, "| %s | %s | JDK missing | | | | | | | | | |", c.jdk(), c.client());
                 continue;
             }
+            List<StartUp.Run> with = runs.apply(c);
             line(md, "| %s | %s | %.0f | %.0f | %+.0f | %.0f | %.0f | %.0f | %.0f | %+.0f | %.0f | %.0f |", c.jdk(), c.client(),
-                    c.median(c.without(), StartUp.Run::toFirstResponseMillis), c.median(c.off(), StartUp.Run::toFirstResponseMillis),
-                    c.addedOff(StartUp.Run::toFirstResponseMillis),
-                    c.median(c.without(), StartUp.Run::toMainMillis), c.median(c.off(), StartUp.Run::toMainMillis),
-                    c.median(c.without(), StartUp.Run::wallMillis), c.median(c.off(), StartUp.Run::wallMillis),
-                    c.addedOff(StartUp.Run::wallMillis),
-                    c.median(c.without(), StartUp.Run::classes), c.median(c.off(), StartUp.Run::classes));
+                    c.median(c.without(), StartUp.Run::toFirstResponseMillis), c.median(with, StartUp.Run::toFirstResponseMillis),
+                    c.added(with, StartUp.Run::toFirstResponseMillis),
+                    c.median(c.without(), StartUp.Run::toMainMillis), c.median(with, StartUp.Run::toMainMillis),
+                    c.median(c.without(), StartUp.Run::wallMillis), c.median(with, StartUp.Run::wallMillis),
+                    c.added(with, StartUp.Run::wallMillis),
+                    c.median(c.without(), StartUp.Run::classes), c.median(with, StartUp.Run::classes));
         }
         md.append('\n');
     }

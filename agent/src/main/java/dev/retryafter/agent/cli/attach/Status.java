@@ -54,7 +54,7 @@ final class Status {
             MBeanServerConnection server = connector.getMBeanServerConnection();
             ObjectName agentName = new ObjectName("dev.retryafter:type=Agent");
             if (!server.isRegistered(agentName)) {
-                out.println("retry-after-agent " + running + " in " + pid + ": on; no MBeans yet (they appear at its first governed request)");
+                out.println("retry-after-agent " + running + " in " + pid + ": on; no MBeans yet (they appear two seconds after its first governed request)");
                 return 0;
             }
             Map<String, Object> agent = read(server, agentName, "Version", "Mode", "Enabled", "PolicyFile", "PolicyLoadedAt", "HostsTracked");
