@@ -145,6 +145,9 @@ final class AgentInstaller {
     /** The fleet's store on Redis; null when none is configured or it cannot be made (then this JVM's knowledge is its own). */
     private static RedisKnowledgeStore openFleet(AgentConfig config, Clock clock, FileKnowledgeStore state,
                                                  AtomicReference<Policies> policiesNow, AgentLogger log) {
+        if (!config.store().isShared()) {
+            return null; // not even the fleet's classes loaded: they cost start-up time
+        }
         try {
             return FleetStores.create(config, clock, state, policiesNow::get);
         } catch (Throwable t) {

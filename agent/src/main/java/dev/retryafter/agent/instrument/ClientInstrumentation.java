@@ -1,20 +1,6 @@
 package dev.retryafter.agent.instrument;
 
 import dev.retryafter.agent.AgentLog;
-import net.bytebuddy.ClassFileVersion;
-import net.bytebuddy.asm.Advice;
-import net.bytebuddy.asm.AsmVisitorWrapper;
-import net.bytebuddy.description.method.MethodDescription;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.dynamic.ClassFileLocator;
-import net.bytebuddy.dynamic.scaffold.TypeInitializer;
-import net.bytebuddy.implementation.Implementation;
-import net.bytebuddy.implementation.auxiliary.AuxiliaryType;
-import net.bytebuddy.jar.asm.ClassReader;
-import net.bytebuddy.jar.asm.ClassWriter;
-import net.bytebuddy.matcher.ElementMatcher;
-import net.bytebuddy.pool.TypePool;
-import net.bytebuddy.utility.OpenedClassReader;
 
 import java.io.ByteArrayOutputStream;
 import java.io.FileNotFoundException;
@@ -27,28 +13,25 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.zip.CRC32;
 
-import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
-import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.none;
-import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 /**
  * Which client classes the agent changes, with which advice, and the transformer that does it.
  *
  * <p>A plain {@link ClassFileTransformer}: for every class the JVM loads it does one lookup by name,
- * and only for the handful of client classes below does it call on Byte Buddy's {@link Advice},
+ * and only for the handful of client classes below does it call on Byte Buddy's {@code Advice} ({@link AdviceWeaver}),
  * straight through an ASM reader and writer. Byte Buddy's {@code AgentBuilder} does far more than
  * this needs (it generates a transformer class of its own at start-up, and its {@code DynamicType}
  * machinery loads hundreds of classes more), which measured about 0.4 s added to the first response.
- * Classes are never given new members, so retransforming them, when the agent is attached to a
- * running JVM, is allowed.
+ * Even so, Byte Buddy's first change of a class loads some 570 classes of its own (half a second on
+ * a slow machine), so a changed class is kept in a {@link ClassCache} and a JVM started again takes
+ * it from there. Classes are never given new members, so retransforming them, when the agent is
+ * attached to a running JVM, is allowed.
  */
 public final class ClientInstrumentation implements ClassFileTransformer {
 
@@ -58,7 +41,8 @@ public final class ClientInstrumentation implements ClassFileTransformer {
     private final ClassLoader agentLoader;
     private final UngovernedClients ungoverned;
     private final ClassCache cache;
-    private volatile ClassFileLocator agentClasses;
+    /** Byte Buddy, made at the first class changed: a run whose classes all come from the cache never loads it. */
+    private volatile AdviceWeaver weaver;
 
     private ClientInstrumentation(ClassLoader agentLoader, UngovernedClients ungoverned, ClassCache cache) {
         this.agentLoader = agentLoader;
@@ -167,7 +151,7 @@ public final class ClientInstrumentation implements ClassFileTransformer {
                 AgentLog.logger().debug("instrumented {} (from the class cache)", target.className);
                 return cached;
             }
-            byte[] transformed = target.transform(loader, bytes, agentClasses());
+            byte[] transformed = weaver().weave(target.className, bytes, loader, target.methods, target.advice);
             AgentLog.logger().debug("instrumented {}", target.className);
             if (cache != null) {
                 store(internalName, bytes, adviceKey, transformed);
@@ -187,14 +171,13 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         }
     }
 
-    /** Made at the first change: a run whose classes all come from the cache never loads Byte Buddy's locators. */
-    private ClassFileLocator agentClasses() {
-        ClassFileLocator locator = agentClasses;
-        if (locator == null) {
-            locator = ClassFileLocator.ForClassLoader.of(agentLoader);
-            agentClasses = locator;
+    private AdviceWeaver weaver() {
+        AdviceWeaver w = weaver;
+        if (w == null) {
+            w = new AdviceWeaver(agentLoader);
+            weaver = w;
         }
-        return locator;
+        return w;
     }
 
     /** Transforms {@code bytes} as the JVM would ask; null when the class is not one of ours. For tests. */
@@ -250,9 +233,9 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         }
 
         /**
-         * A checksum of what decides how this class is changed: its advice's class files, this
-         * class's (which holds the method matchers), the agent's version and the JDK's. A cached
-         * class made by other advice, or on another JDK, is not used.
+         * A checksum of what decides how this class is changed: its advice's class files, the
+         * transformer's (which holds the method matchers), the weaver's, the agent's version and
+         * the JDK's. A cached class made by other advice, or on another JDK, is not used.
          */
         long adviceKey(ClassLoader agentLoader) throws IOException {
             Long key = adviceKey;
@@ -261,6 +244,7 @@ public final class ClientInstrumentation implements ClassFileTransformer {
                 List<String> classes = new ArrayList<>(advice);
                 classes.add(ClientInstrumentation.class.getName());
                 classes.add(Target.class.getName());
+                classes.add(ADVICE + "AdviceWeaver"); // by name: its class names Byte Buddy's
                 for (String name : classes) {
                     crc.update(resource(agentLoader, name.replace('.', '/') + ".class"));
                 }
@@ -272,21 +256,6 @@ public final class ClientInstrumentation implements ClassFileTransformer {
                 adviceKey = key;
             }
             return key;
-        }
-
-        /** "releaseConnection/1 abortConnection": either method, the first with one parameter. */
-        static ElementMatcher.Junction<MethodDescription> matcher(String methods) {
-            ElementMatcher.Junction<MethodDescription> any = none();
-            for (String method : methods.trim().split("\\s+")) {
-                int slash = method.indexOf('/');
-                String name = slash < 0 ? method : method.substring(0, slash);
-                ElementMatcher.Junction<MethodDescription> one = name.equals("<init>") ? isConstructor() : named(name);
-                if (slash >= 0) {
-                    one = one.and(takesArguments(Integer.parseInt(method.substring(slash + 1))));
-                }
-                any = any.or(one);
-            }
-            return any;
         }
 
         private static byte[] resource(ClassLoader loader, String name) throws IOException {
@@ -304,34 +273,6 @@ public final class ClientInstrumentation implements ClassFileTransformer {
             } finally {
                 in.close();
             }
-        }
-
-        /**
-         * Inlines the advice. Types resolve against the class's own loader (the client's types) and
-         * the agent's (the advice): the advice is read as a class file, never loaded, so it may name
-         * client types the agent's loader cannot see.
-         */
-        byte[] transform(ClassLoader loader, byte[] bytes, ClassFileLocator agentClasses) {
-            ClassFileLocator locator = new ClassFileLocator.Compound(Arrays.asList(
-                    ClassFileLocator.Simple.of(className, bytes), ClassFileLocator.ForClassLoader.of(loader), agentClasses));
-            TypePool pool = TypePool.Default.of(locator);
-            TypeDescription type = pool.describe(className).resolve();
-            List<AsmVisitorWrapper> visitors = new ArrayList<>();
-            for (int i = 0; i < methods.size(); i++) {
-                visitors.add(Advice.to(pool.describe(advice.get(i)).resolve(), locator).on(matcher(methods.get(i))));
-            }
-            AsmVisitorWrapper wrapper = new AsmVisitorWrapper.Compound(visitors);
-            int writerFlags = wrapper.mergeWriter(AsmVisitorWrapper.NO_FLAGS);
-            int readerFlags = wrapper.mergeReader(AsmVisitorWrapper.NO_FLAGS);
-            ClassFileVersion version = ClassFileVersion.ofClassFile(bytes);
-            // No auxiliary types, no type initialiser, no new members: what retransformation allows.
-            Implementation.Context context = Implementation.Context.Disabled.Factory.INSTANCE.make(type,
-                    new AuxiliaryType.NamingStrategy.Suffixing("retryafter"), TypeInitializer.None.INSTANCE, version, version);
-            ClassReader reader = OpenedClassReader.of(bytes);
-            ClassWriter writer = new ClassWriter(reader, writerFlags); // copies what advice leaves alone
-            reader.accept(wrapper.wrap(type, writer, context, pool, type.getDeclaredFields(), type.getDeclaredMethods(),
-                    writerFlags, readerFlags), readerFlags);
-            return writer.toByteArray();
         }
     }
 }

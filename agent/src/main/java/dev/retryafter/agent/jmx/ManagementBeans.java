@@ -40,8 +40,13 @@ public final class ManagementBeans {
     static final int MAX_HOST_BEANS = 1_000;
 
     private final RetryEngine engine;
-    private final AgentView agent;
+    private final GoverningSwitch governing;
+    private final String version;
     private final AgentLogger log;
+    /** Made on the MBeans' thread: its MXBean interface and what it names cost start-up time otherwise. Guarded by this. */
+    private AgentView agent;
+    private String policySource;
+    private long policyLoadedAtMillis;
     private final AtomicBoolean started = new AtomicBoolean();
     /** Only the sync thread touches this. */
     private final Map<String, Registered> hosts = new HashMap<>();
@@ -50,7 +55,10 @@ public final class ManagementBeans {
     public ManagementBeans(RetryEngine engine, GoverningSwitch governing, String version, String policySource,
                            long policyLoadedAtMillis, AgentLogger log) {
         this.engine = engine;
-        this.agent = new AgentView(engine, governing, version, policySource, policyLoadedAtMillis, log);
+        this.governing = governing;
+        this.version = version;
+        this.policySource = policySource;
+        this.policyLoadedAtMillis = policyLoadedAtMillis;
         this.log = log;
     }
 
@@ -69,8 +77,19 @@ public final class ManagementBeans {
     }
 
     /** Policies (re)loaded: the Agent MBean shows them. */
-    public void policyLoaded(String source, long atMillis) {
-        agent.policyLoaded(source, atMillis);
+    public synchronized void policyLoaded(String source, long atMillis) {
+        policySource = source;
+        policyLoadedAtMillis = atMillis;
+        if (agent != null) {
+            agent.policyLoaded(source, atMillis);
+        }
+    }
+
+    private synchronized AgentView agent() {
+        if (agent == null) {
+            agent = new AgentView(engine, governing, version, policySource, policyLoadedAtMillis, log);
+        }
+        return agent;
     }
 
     private void run() {
@@ -83,7 +102,7 @@ public final class ManagementBeans {
             server = ManagementFactory.getPlatformMBeanServer();
             ObjectName name = new ObjectName(DOMAIN + ":type=Agent");
             if (!server.isRegistered(name)) {
-                server.registerMBean(agent, name);
+                server.registerMBean(agent(), name);
             }
         } catch (Throwable t) {
             log.warn("no MBeans: " + t);

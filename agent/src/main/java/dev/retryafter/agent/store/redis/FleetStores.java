@@ -37,18 +37,7 @@ public final class FleetStores {
         Policies policies = config.policies();
         RedisHostKnowledge fleet = RedisHostKnowledge.connect(settings.redis(), settings.fleet(), clock,
                 settings.options().ttlMillis(config.stateFile().maxAgeMillis()));
-        return new RedisKnowledgeStore(fleet, local != null ? local : new InMemoryKnowledgeStore(), clock, new RedisKnowledgeStore.HostRules() {
-            @Override
-            public boolean isShared(String host) {
-                int colon = host.lastIndexOf(':');
-                return policies.isShared(host.substring(0, colon), Integer.parseInt(host.substring(colon + 1)));
-            }
-
-            @Override
-            public long windowMillis(String host) {
-                int colon = host.lastIndexOf(':');
-                return current.get().policyFor(host.substring(0, colon), Integer.parseInt(host.substring(colon + 1))).windowMillis();
-            }
-        });
+        return new RedisKnowledgeStore(fleet, local != null ? local : new InMemoryKnowledgeStore(), clock,
+                new PolicyHostRules(policies, current));
     }
 }
