@@ -57,6 +57,11 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     private final ConcurrentHashMap<String, Object> locks = new ConcurrentHashMap<>();
     /** The fleet's answer to this JVM's latest refusal per host, for the learning that follows it. */
     private final ConcurrentHashMap<String, RefusalSeen> refusals = new ConcurrentHashMap<>();
+    /**
+     * The fleet's moments last copied into this JVM's knowledge, per host: a copy is made once per
+     * refresh, not at every read (several a request). The same moments copied again would change nothing.
+     */
+    private final ConcurrentHashMap<String, RedisHostKnowledge.Moments> mirrored = new ConcurrentHashMap<>();
 
     public RedisKnowledgeStore(RedisHostKnowledge fleet, Clock clock, HostRules rules) {
         this(fleet, new InMemoryKnowledgeStore(), clock, rules, false);
@@ -193,12 +198,17 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         if (!rules.isShared(host)) {
             return local.recordRecovery(host, sentAt);
         }
+        if (!readThrough && !local.read(host).openStreak().isPresent() && !fleet.cached(host).isStreakOpen()) {
+            // The happy path: no streak open anywhere we know of. Not under the host's lock, which every
+            // success would otherwise take; a refusal recorded just after is as if it came after this success.
+            return local.recordRecovery(host, sentAt);
+        }
         synchronized (lockOf(host)) {
             long now = clock.millis();
             HostKnowledge before = local.read(host);
             boolean mayEnd = readThrough || before.openStreak().isPresent() || fleet.cached(host).isStreakOpen();
             if (!mayEnd || !fleet.isAvailable()) {
-                return local.recordRecovery(host, sentAt); // the happy path: no streak open anywhere we know of
+                return local.recordRecovery(host, sentAt);
             }
             Optional<RedisHostKnowledge.Recovery> answer = fleet.endStreak(host, now, now - sentAt);
             Optional<StreakEnd> mine = local.recordRecovery(host, sentAt);
@@ -282,6 +292,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     public void forget(String host) {
         local.forget(host);
         refusals.remove(host);
+        mirrored.remove(host);
     }
 
     @Override
@@ -335,8 +346,8 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     /** The fleet's moments and pace, as last refreshed, into this JVM's copy: no round trip. */
     private void mirrorCached(String host) {
         RedisHostKnowledge.Moments moments = fleet.cached(host);
-        if (moments.refreshedAtMillis() == 0) {
-            return; // never refreshed: nothing to mirror
+        if (moments.refreshedAtMillis() == 0 || mirrored.get(host) == moments) {
+            return; // never refreshed, or copied already: nothing to mirror
         }
         long now = clock.millis();
         HostKnowledge known = local.read(host);
@@ -352,6 +363,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
                     ? Optional.of(new PaceSchedule(learned.refusedRate(), learned.epochMillis(), learned.cycleMillis()))
                     : Optional.<PaceSchedule>empty(), learned.ceiling());
         }
+        mirrored.put(host, moments);
     }
 
     /** What Redis keeps of {@code host}, as the engine's value: every field replayed into a scratch store. */
