@@ -34,7 +34,6 @@ class FleetEfficiencyTest {
     static final long WINDOW = 2_000;
     /** The 0.9, loosened for a loaded CI machine: printed beside every run, and still far above the old code. */
     static final double GOAL_UNDER_LOAD = 0.8;
-    static final double GOAL_FIVE_UNDER_LOAD = 0.7;
     private static final AtomicInteger FLEETS = new AtomicInteger();
     private static RedisServer redis;
 
@@ -58,22 +57,19 @@ class FleetEfficiencyTest {
                 .seen.line("no store") : "no store: see bench.FleetBenchmark";
         ScraperFleet fleet = ScraperFleet.run(jvms, behaviour, LIMIT, WINDOW,
                 ScraperFleet.policy("redis://127.0.0.1:" + redis.port(), "efficiency" + FLEETS.incrementAndGet()), records);
-        String both = behaviour + ", " + records + " records per JVM\n  " + alone + "\n  " + fleet.seen.line("redis");
+        String both = behaviour + ", " + records + " records per JVM\n  " + alone + "\n  " + fleet.seen.line("redis")
+                + "\n  admitted per JVM and window " + fleet.admittedPerJvm;
         System.out.println(both);
 
         assertEquals(jvms * records, fleet.fetched(), () -> "every record\n" + fleet);
         assertFalse(fleet.anyException(), () -> "no exception in the applications\n" + fleet);
-        // The goal is 0.9: measured 0.90-0.92 here for constant-3600 and always-zero, 0.82-0.88 for absent (the
-        // window after the first burst is lost to the backoff), and as low as 0.71 when the machine stalled the
-        // JVMs for seconds. The code before the store counted every JVM's successes measured 0.62 (five JVMs,
-        // always-zero) and 0.75 (three, absent) in this harness.
-        // Five JVMs on two busy cores lose whole windows to the machine (0.78 with both cores kept busy,
-        // windows [.., 8, 4, ..]): their bound is lower, and still above the old code's 0.62.
-        double goal = jvms <= 3 ? GOAL_UNDER_LOAD : GOAL_FIVE_UNDER_LOAD;
-        assertTrue(fleet.seen.efficiency() >= goal, () -> "the fleet reaches " + goal + " of the limit\n" + both);
+        // The goal is 0.9: measured 0.86-0.93 here, three JVMs or five. The bound is lower, for a suite sharing two
+        // cores: a JVM stalled for seconds costs the fleet whole windows (0.71 was seen so). The code before the
+        // store counted every JVM's successes measured 0.62 (five JVMs, always-zero) and 0.75 (three, absent).
+        assertTrue(fleet.seen.efficiency() >= GOAL_UNDER_LOAD, () -> "the fleet reaches " + GOAL_UNDER_LOAD + " of the limit\n" + both);
         assertTrue(fleet.seen.refusedAfterFirstWindows() <= 0.02, () -> "refusals after the first windows under 2%\n" + both);
-        if (jvms <= 3) {
-            assertTrue(fleet.seen.spread() <= 0.25, () -> "every JVM within 25% of the others' time\n" + both);
-        } // five JVMs: printed only; one of five often starts or stalls seconds apart from the others on this machine
+        // Five JVMs too: until the fleet's JVMs shared one turn of the harness, the fifth started only once the
+        // other four had ended (four turns on two cores), which read as a spread of 300%.
+        assertTrue(fleet.seen.spread() <= 0.25, () -> "every JVM within 25% of the others' time\n" + both);
     }
 }

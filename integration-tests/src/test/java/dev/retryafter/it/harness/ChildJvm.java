@@ -134,6 +134,36 @@ public final class ChildJvm {
         return new Running(process, out, err, command);
     }
 
+    /**
+     * Runs {@code work} on this thread as part of {@code owner}'s turn: the children it starts share
+     * that turn. For the JVMs of one fleet, started from threads of their own, which must all run at
+     * once (a fleet of five on four turns would start its fifth only after the others ended).
+     */
+    public static <T> T onTurnOf(Thread owner, java.util.concurrent.Callable<T> work) throws Exception {
+        AtomicInteger shared = TURN_OF.get(owner);
+        if (shared == null) {
+            throw new IllegalStateException(owner + " shares no turn: call shareTurn() on it first");
+        }
+        AtomicInteger own = RUNNING.get();
+        RUNNING.set(shared);
+        try {
+            return work.call();
+        } finally {
+            RUNNING.set(own);
+        }
+    }
+
+    /** Lets threads started by this one run children on its turn ({@link #onTurnOf}); undone by {@link #endSharing}. */
+    public static void shareTurn() {
+        TURN_OF.put(Thread.currentThread(), RUNNING.get());
+    }
+
+    public static void endSharing() {
+        TURN_OF.remove(Thread.currentThread());
+    }
+
+    private static final java.util.Map<Thread, AtomicInteger> TURN_OF = new java.util.concurrent.ConcurrentHashMap<>();
+
     private static AtomicInteger takeTurn() throws IOException {
         AtomicInteger running = RUNNING.get();
         if (running.getAndIncrement() == 0) {

@@ -47,6 +47,8 @@ public final class FleetPortal implements AutoCloseable {
     private long requestsAfterFirstWindows;
     private long refusalsAfterFirstWindows;
     private final List<Integer> admittedPerWindow = new ArrayList<>();
+    /** Per JVM (by API key): what it had admitted in each window. */
+    private final Map<String, List<Integer>> admittedPerJvmWindow = new java.util.TreeMap<>();
 
     public FleetPortal(Behaviour behaviour, int limit, long windowMillis) throws IOException {
         this(behaviour, limit, windowMillis, 0);
@@ -142,6 +144,11 @@ public final class FleetPortal implements AutoCloseable {
         } else {
             admitted++;
             admittedPerWindow.set(window, admittedPerWindow.get(window) + 1);
+            List<Integer> own = admittedPerJvmWindow.computeIfAbsent(jvm, k -> new ArrayList<>());
+            while (own.size() <= window) {
+                own.add(0);
+            }
+            own.set(window, own.get(window) + 1);
         }
         if (now - firstArrival >= 2 * windowMillis) {
             requestsAfterFirstWindows++;
@@ -149,6 +156,11 @@ public final class FleetPortal implements AutoCloseable {
                 refusalsAfterFirstWindows++;
             }
         }
+    }
+
+    /** What each JVM (by API key) had admitted in each window: where a fleet's shares went. */
+    public synchronized String admittedPerJvmAndWindow() {
+        return admittedPerJvmWindow.toString();
     }
 
     /** What the portal saw, at this moment. */

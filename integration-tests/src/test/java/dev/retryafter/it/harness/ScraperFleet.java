@@ -20,10 +20,13 @@ public final class ScraperFleet {
 
     public final FleetPortal.Seen seen;
     public final List<ScraperRun> runs;
+    /** What each JVM had admitted in each window, as the portal counted. */
+    public final String admittedPerJvm;
 
-    private ScraperFleet(FleetPortal.Seen seen, List<ScraperRun> runs) {
+    private ScraperFleet(FleetPortal.Seen seen, List<ScraperRun> runs, String admittedPerJvm) {
         this.seen = seen;
         this.runs = runs;
+        this.admittedPerJvm = admittedPerJvm;
     }
 
     /** The policy every JVM gets: the fleet tests' and the fleet benchmark's. {@code redis} null: no store. */
@@ -39,20 +42,23 @@ public final class ScraperFleet {
             throws Exception {
         try (FleetPortal portal = new FleetPortal(behaviour, limit, windowMillis, jvms)) {
             ExecutorService pool = Executors.newFixedThreadPool(jvms);
+            Thread test = Thread.currentThread();
+            ChildJvm.shareTurn(); // the fleet's JVMs run at once, on this test's one turn
             try {
                 List<Future<ScraperRun>> futures = new ArrayList<>();
                 for (int i = 1; i <= jvms; i++) {
                     String key = "jvm" + i;
-                    futures.add(pool.submit(() -> ScraperRun.run(new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofMinutes(5)), policy, "jdk",
-                            portal.baseUrl(), records, "--api-key", key, "--timeout", "120")));
+                    futures.add(pool.submit(() -> ChildJvm.onTurnOf(test, () -> ScraperRun.run(new ChildJvm(Jdk.JAVA_17)
+                            .timeout(Duration.ofMinutes(5)), policy, "jdk", portal.baseUrl(), records, "--api-key", key, "--timeout", "120"))));
                 }
                 List<ScraperRun> runs = new ArrayList<>();
                 for (Future<ScraperRun> future : futures) {
                     runs.add(future.get(6, TimeUnit.MINUTES));
                 }
-                return new ScraperFleet(portal.seen(), runs);
+                return new ScraperFleet(portal.seen(), runs, portal.admittedPerJvmAndWindow());
             } finally {
                 pool.shutdownNow();
+                ChildJvm.endSharing();
             }
         }
     }
