@@ -28,6 +28,8 @@ public final class HostState {
     private final LongWaitClaim longWaitClaim = new LongWaitClaim();
     /** When observe mode last let a request go: what the pace would have spaced the next one from. */
     private long lastObservedSendMillis = HostKnowledge.NO_MOMENT;
+    /** The open streak's refusals this JVM answered (no echo); counted afresh from a streak's first refusal here. */
+    private int answeredInStreak;
 
     // Counters for the report, guarded by this.
     private long requests;
@@ -272,8 +274,15 @@ public final class HostState {
         boolean confirmsLongWait = Decide.categoryOf(policy, counted) == Category.TRUTHFUL && header.isUsable()
                 && header.millis() > policy.maxSleepMillis() && longWaitClaim.confirmedBy(now + header.millis(), now);
         boolean echo = known.streak != null && (sentAt < known.streak.startedAtMillis() || sentAt < known.notBeforeMillis);
-        Decision decision = Decide.onRefusal(key, policy, counted, new Refusal(now, status, header, confirmsLongWait, echo), attempt,
-                replayable, random).in(mode);
+        if (known.streak == null) {
+            answeredInStreak = 0; // the first refusal of a streak this JVM sees, whoever opened it
+        }
+        if (!echo) {
+            answeredInStreak++;
+        }
+        Decision decision = Decide.onRefusal(key, policy, counted,
+                new Refusal(now, status, header, confirmsLongWait, echo, Math.max(1, answeredInStreak)), attempt, replayable, random)
+                .in(mode);
         apply(decision, now, counted);
         lastDecision = decision;
         lastDecisionMillis = now;

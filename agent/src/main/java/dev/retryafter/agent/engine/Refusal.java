@@ -17,16 +17,23 @@ final class Refusal {
      * come back as many echoes.
      */
     final boolean echo;
+    /**
+     * The streak's refusals this JVM answered, this one included: those that were no echo. A fleet's
+     * streak counts every JVM's refusals, echoes too (five JVMs' requests in flight as the window
+     * filled); the backoff's exponent counts no more than this.
+     */
+    final int answered;
 
     Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait) {
-        this(now, status, header, confirmsLongWait, false);
+        this(now, status, header, confirmsLongWait, false, Integer.MAX_VALUE);
     }
 
-    Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait, boolean echo) {
+    Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait, boolean echo, int answered) {
         this.now = now;
         this.status = status;
         this.header = header;
         this.confirmsLongWait = confirmsLongWait;
         this.echo = echo;
+        this.answered = answered;
     }
 }
