@@ -28,8 +28,8 @@ public final class HostState {
     private final LongWaitClaim longWaitClaim = new LongWaitClaim();
     /** When observe mode last let a request go: what the pace would have spaced the next one from. */
     private long lastObservedSendMillis = HostKnowledge.NO_MOMENT;
-    /** The open streak's refusals this JVM answered (no echo); counted afresh from a streak's first refusal here. */
-    private int answeredInStreak;
+    /** The open streak's refusals this JVM saw; counted afresh from the first refusal of a streak here. */
+    private int ownInStreak;
 
     // Counters for the report, guarded by this.
     private long requests;
@@ -275,14 +275,11 @@ public final class HostState {
                 && header.millis() > policy.maxSleepMillis() && longWaitClaim.confirmedBy(now + header.millis(), now);
         boolean echo = known.streak != null && (sentAt < known.streak.startedAtMillis() || sentAt < known.notBeforeMillis);
         if (known.streak == null) {
-            answeredInStreak = 0; // the first refusal of a streak this JVM sees, whoever opened it
+            ownInStreak = 0; // the first refusal of a streak this JVM sees, whoever opened it
         }
-        if (!echo) {
-            answeredInStreak++;
-        }
+        ownInStreak++;
         Decision decision = Decide.onRefusal(key, policy, counted,
-                new Refusal(now, status, header, confirmsLongWait, echo, Math.max(1, answeredInStreak)), attempt, replayable, random)
-                .in(mode);
+                new Refusal(now, status, header, confirmsLongWait, echo, ownInStreak), attempt, replayable, random).in(mode);
         apply(decision, now, counted);
         lastDecision = decision;
         lastDecisionMillis = now;

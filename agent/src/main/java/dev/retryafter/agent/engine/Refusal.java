@@ -18,22 +18,22 @@ final class Refusal {
      */
     final boolean echo;
     /**
-     * The streak's refusals this JVM answered, this one included: those that were no echo. A fleet's
-     * streak counts every JVM's refusals, echoes too (five JVMs' requests in flight as the window
-     * filled); the backoff's exponent counts no more than this.
+     * The streak's refusals this JVM saw, this one included. A fleet's streak counts every JVM's
+     * refusals, the burst's too (five JVMs' requests in flight as the window filled), which no JVM
+     * could have held back; the backoff's exponent counts no more than this JVM's own.
      */
-    final int answered;
+    final int own;
 
     Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait) {
         this(now, status, header, confirmsLongWait, false, Integer.MAX_VALUE);
     }
 
-    Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait, boolean echo, int answered) {
+    Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait, boolean echo, int own) {
         this.now = now;
         this.status = status;
         this.header = header;
         this.confirmsLongWait = confirmsLongWait;
         this.echo = echo;
-        this.answered = answered;
+        this.own = own;
     }
 }
