@@ -23,10 +23,8 @@ final class Decide {
         // The exponent counts the host's refusals in a row, not only this call's: a host that has refused
         // ten requests is in no state to take an eleventh half a second later, whoever sends it. An echo
         // does not raise it: five JVMs' requests in flight at the first refusal are one refusal, not
-        // five, and counted as five they backed the fleet off past the next window. Nor do the other
-        // JVMs' refusals of the fleet's burst: a JVM's retry refused after its first wait is its second
-        // refusal, whatever the fleet's count says (in one JVM, the two counts are the same).
-        int streakRefusals = knowledge.streak != null && !refusal.echo ? Math.min(knowledge.streak.refusals(), refusal.own) : 1;
+        // five, and counted as five they backed the fleet off past the next window.
+        int streakRefusals = knowledge.streak != null && !refusal.echo ? knowledge.streak.refusals() : 1;
         long backoff = Backoff.fullJitter(Math.max(attempt, streakRefusals), random, policy.backoffBaseMillis(),
                 policy.backoffCapMillis());
         Wait wait = Sanitiser.sanitise(policy, category, header, backoff);

@@ -28,8 +28,6 @@ public final class HostState {
     private final LongWaitClaim longWaitClaim = new LongWaitClaim();
     /** When observe mode last let a request go: what the pace would have spaced the next one from. */
     private long lastObservedSendMillis = HostKnowledge.NO_MOMENT;
-    /** The open streak's refusals this JVM saw; counted afresh from the first refusal of a streak here. */
-    private int ownInStreak;
 
     // Counters for the report, guarded by this.
     private long requests;
@@ -274,12 +272,8 @@ public final class HostState {
         boolean confirmsLongWait = Decide.categoryOf(policy, counted) == Category.TRUTHFUL && header.isUsable()
                 && header.millis() > policy.maxSleepMillis() && longWaitClaim.confirmedBy(now + header.millis(), now);
         boolean echo = known.streak != null && (sentAt < known.streak.startedAtMillis() || sentAt < known.notBeforeMillis);
-        if (known.streak == null) {
-            ownInStreak = 0; // the first refusal of a streak this JVM sees, whoever opened it
-        }
-        ownInStreak++;
-        Decision decision = Decide.onRefusal(key, policy, counted,
-                new Refusal(now, status, header, confirmsLongWait, echo, ownInStreak), attempt, replayable, random).in(mode);
+        Decision decision = Decide.onRefusal(key, policy, counted, new Refusal(now, status, header, confirmsLongWait, echo), attempt,
+                replayable, random).in(mode);
         apply(decision, now, counted);
         lastDecision = decision;
         lastDecisionMillis = now;

@@ -17,23 +17,16 @@ final class Refusal {
      * come back as many echoes.
      */
     final boolean echo;
-    /**
-     * The streak's refusals this JVM saw, this one included. A fleet's streak counts every JVM's
-     * refusals, the burst's too (five JVMs' requests in flight as the window filled), which no JVM
-     * could have held back; the backoff's exponent counts no more than this JVM's own.
-     */
-    final int own;
 
     Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait) {
-        this(now, status, header, confirmsLongWait, false, Integer.MAX_VALUE);
+        this(now, status, header, confirmsLongWait, false);
     }
 
-    Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait, boolean echo, int own) {
+    Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait, boolean echo) {
         this.now = now;
         this.status = status;
         this.header = header;
         this.confirmsLongWait = confirmsLongWait;
         this.echo = echo;
-        this.own = own;
     }
 }

@@ -106,36 +106,4 @@ class FleetCeilingTest {
         long bound = Math.max(POLICY.minSleepMillis(), POLICY.backoffBaseMillis());
         assertTrue(longest <= bound, "no wait longer than a first refusal's backoff: " + longest + " ms");
     }
-
-    /**
-     * After those three, the retry of one of them, sent once the first wait has ended, is refused
-     * too (the portal's window is still full): the second refusal answered, not the fourth in a
-     * row. Counted with the echoes, its backoff reached max-sleep and the fleet's wait passed the
-     * portal's next window.
-     */
-    @Test
-    void aRetryRefusedAfterTheFirstWaitBacksOffAsTheSecondRefusalNotAsTheStreaksCount() throws Exception {
-        RetryEngine c = engine(shared, 3);
-        java.util.List<Call> calls = new java.util.ArrayList<>();
-        for (RetryEngine engine : java.util.Arrays.asList(a, b, c)) {
-            Call call = engine.open(HOST, 443, true);
-            call.awaitTurn();
-            calls.add(call);
-        }
-        clock.advance(10);
-        for (Call call : calls) {
-            call.onResponse(429, "0");
-            call.endAttempt();
-        }
-        Call retried = calls.get(0);
-        retried.awaitTurn(); // waits out the fleet's wait, in virtual time
-        clock.advance(10);
-        retried.onResponse(429, "0");
-        retried.endAttempt();
-        assertEquals(4, shared.read(KEY).openStreak().get().refusals(), "four in the fleet's streak");
-        long wait = retried.lastDecision().waitBeforeNextRequest().millis();
-        long secondBound = Backoff.bound(2, POLICY.backoffBaseMillis(), POLICY.backoffCapMillis());
-        assertTrue(wait <= Math.max(POLICY.minSleepMillis(), secondBound),
-                "no longer than a second refusal's backoff (" + secondBound + " ms): " + wait + " ms");
-    }
 }
