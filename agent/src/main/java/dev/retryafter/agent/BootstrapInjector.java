@@ -1,11 +1,9 @@
 package dev.retryafter.agent;
 
+import dev.retryafter.agent.instrument.ClassFiles;
 import dev.retryafter.agent.instrument.JavaVersion;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -125,19 +123,10 @@ final class BootstrapInjector {
     }
 
     private static byte[] bytes(String className) {
-        String resource = className.replace('.', '/') + ".class";
-        try (InputStream in = BootstrapInjector.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("the agent jar has no " + resource);
-            }
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            byte[] buffer = new byte[8192];
-            for (int n; (n = in.read(buffer)) > 0; ) {
-                bytes.write(buffer, 0, n);
-            }
-            return bytes.toByteArray();
+        try {
+            return ClassFiles.read(BootstrapInjector.class.getClassLoader(), className);
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            throw new IllegalStateException("the agent jar has no " + className + " (" + e + ")");
         }
     }
 

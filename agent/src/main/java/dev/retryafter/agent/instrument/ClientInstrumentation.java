@@ -2,10 +2,7 @@ package dev.retryafter.agent.instrument;
 
 import dev.retryafter.agent.AgentLog;
 
-import java.io.ByteArrayOutputStream;
-import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.lang.instrument.UnmodifiableClassException;
@@ -86,14 +83,9 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         add(new Target("okhttp3.internal.connection.RealCall$AsyncCall").advise("run/0", "okhttp.AsyncDoneAdvice"));
     }
 
-    /** Registers the transformer, and transforms the client classes already loaded, if any. */
-    public static void install(Instrumentation instrumentation, ClassLoader agentLoader) throws UnmodifiableClassException {
-        install(instrumentation, agentLoader, new UngovernedClients(), null);
-    }
-
     /**
-     * As {@link #install(Instrumentation, ClassLoader)}, noting in {@code ungoverned} the clients it
-     * does not change, and keeping the changed classes in {@code cacheDirectory} for the next run
+     * Registers the transformer, and transforms the client classes already loaded, if any, noting
+     * in {@code ungoverned} the clients it does not change, and keeping the changed classes in {@code cacheDirectory} for the next run
      * (null: no cache). A cache that cannot be used is said in {@code cacheUnusable}, and classes are changed afresh.
      */
     public static void install(Instrumentation instrumentation, ClassLoader agentLoader, UngovernedClients ungoverned,
@@ -246,7 +238,7 @@ public final class ClientInstrumentation implements ClassFileTransformer {
                 classes.add(Target.class.getName());
                 classes.add(ADVICE + "AdviceWeaver"); // by name: its class names Byte Buddy's
                 for (String name : classes) {
-                    crc.update(resource(agentLoader, name.replace('.', '/') + ".class"));
+                    crc.update(ClassFiles.read(agentLoader, name));
                 }
                 Package own = Target.class.getPackage();
                 // The JDK too: Byte Buddy describes its types when it changes a class, and one JDK's may differ from another's.
@@ -256,23 +248,6 @@ public final class ClientInstrumentation implements ClassFileTransformer {
                 adviceKey = key;
             }
             return key;
-        }
-
-        private static byte[] resource(ClassLoader loader, String name) throws IOException {
-            InputStream in = loader == null ? ClassLoader.getSystemResourceAsStream(name) : loader.getResourceAsStream(name);
-            if (in == null) {
-                throw new FileNotFoundException(name);
-            }
-            try {
-                ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-                byte[] buffer = new byte[8192];
-                for (int n; (n = in.read(buffer)) > 0; ) {
-                    bytes.write(buffer, 0, n);
-                }
-                return bytes.toByteArray();
-            } finally {
-                in.close();
-            }
         }
     }
 }
