@@ -6,6 +6,7 @@ import dev.retryafter.agent.config.Policies;
 import dev.retryafter.agent.config.PolicyReloader;
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.Clock;
+import dev.retryafter.agent.engine.DaemonThreads;
 import dev.retryafter.agent.engine.FileKnowledgeStore;
 import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.RetryEngine;
@@ -26,8 +27,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
-/** Builds the engine, connects it to the hooks, instruments the clients, and arranges the exit report. */
+/**
+ * Builds the engine, connects it to the hooks, instruments the clients, and arranges the exit report.
+ *
+ * <p>No lambdas or method references here, nor on the way from here to a first governed request:
+ * a JVM's first lambda links the invokedynamic machinery, some 90 ms on Java 8 and 15 ms on 17, and
+ * each one after it spins a class (1 to 3 ms). Anonymous classes load from the jar instead. The
+ * start-up test ({@code it.StartUpTest}) fails when one creeps back in.
+ */
 final class AgentInstaller {
 
     private AgentInstaller() {
@@ -56,39 +65,51 @@ final class AgentInstaller {
         // Made now, registered only at the first governed request: see ManagementBeans.
         ManagementBeans beans = new ManagementBeans(engine, governing, RetryAfterAgent.version(), config.source(),
                 System.currentTimeMillis(), log);
-        AgentHooks.install(new HookDispatcher(engine, depth, governing, beans::firstUse));
+        AgentHooks.install(new HookDispatcher(engine, depth, governing, new Runnable() {
+            @Override
+            public void run() {
+                beans.firstUse();
+            }
+        }));
         UngovernedClients ungoverned = new UngovernedClients();
         try {
             // The default place going unused is said at debug level only: nobody asked for it.
-            boolean chosen = config.classCache() != null;
+            final boolean chosen = config.classCache() != null;
             ClientInstrumentation.install(instrumentation, AgentInstaller.class.getClassLoader(), ungoverned,
-                    classCacheDirectory(config), why -> {
-                        String line = "no class cache: " + why + "; client classes are changed afresh at every start";
-                        if (chosen) {
-                            log.warn(line);
-                        } else {
-                            log.debug(line);
+                    classCacheDirectory(config), new Consumer<String>() {
+                        @Override
+                        public void accept(String why) {
+                            String line = "no class cache: " + why + "; client classes are changed afresh at every start";
+                            if (chosen) {
+                                log.warn(line);
+                            } else {
+                                log.debug(line);
+                            }
                         }
                     });
         } catch (Exception | Error e) {
             AgentHooks.install(null); // any class already changed calls into hooks that now say "run the original"
             throw e;
         }
-        Thread report = new Thread(() -> {
-            if (state != null) {
-                save(state, log); // first: the report is the one that may be slow
+        Thread report = new Thread(new Runnable() {
+            @Override
+            public void run() {
+                if (state != null) {
+                    save(state, log); // first: the report is the one that may be slow
+                }
+                report(engine, config, ungoverned, log);
             }
-            report(engine, config, ungoverned, log);
         }, "retry-after-agent-report");
         Runtime.getRuntime().addShutdownHook(report);
         if (state != null) {
-            ScheduledExecutorService saver = Executors.newSingleThreadScheduledExecutor(task -> {
-                Thread thread = new Thread(task, "retry-after-agent-state");
-                thread.setDaemon(true);
-                return thread;
-            });
+            ScheduledExecutorService saver = Executors.newSingleThreadScheduledExecutor(new DaemonThreads("retry-after-agent-state"));
             long interval = config.stateFile().intervalMillis();
-            saver.scheduleWithFixedDelay(() -> save(state, log), interval, interval, TimeUnit.MILLISECONDS);
+            saver.scheduleWithFixedDelay(new Runnable() {
+                @Override
+                public void run() {
+                    save(state, log);
+                }
+            }, interval, interval, TimeUnit.MILLISECONDS);
         }
         log.info("on; policies from {}: {}; knowledge in {}; mode {}", config.source(), config.policies(),
                 fleet != null ? config.store() : "memory", config.mode().label()
@@ -105,29 +126,31 @@ final class AgentInstaller {
      * for its next requests, and what was learned stays; a change of {@code mode} in the file
      * switches the engine's mode (as the run-time switch does).
      */
-    private static void watchPolicyFile(AgentConfig config, RetryEngine engine, ManagementBeans beans,
-                                        AtomicReference<Policies> policiesNow, AgentLogger log) {
+    private static void watchPolicyFile(final AgentConfig config, final RetryEngine engine, final ManagementBeans beans,
+                                        final AtomicReference<Policies> policiesNow, AgentLogger log) {
         if (config.policyFile() == null || config.reloadMillis() <= 0) {
             return;
         }
-        PolicyReloader reloader = new PolicyReloader(config, (next, modeChanged) -> {
-            policiesNow.set(next.policies());
-            engine.usePolicies(next.policies());
-            if (modeChanged) {
-                engine.switchMode(next.mode());
+        final PolicyReloader reloader = new PolicyReloader(config, new PolicyReloader.Target() {
+            @Override
+            public void apply(AgentConfig next, boolean modeChanged) {
+                policiesNow.set(next.policies());
+                engine.usePolicies(next.policies());
+                if (modeChanged) {
+                    engine.switchMode(next.mode());
+                }
+                beans.policyLoaded(config.source(), System.currentTimeMillis());
             }
-            beans.policyLoaded(config.source(), System.currentTimeMillis());
-        }, log::info, log::warn);
-        ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, "retry-after-agent-reload");
-            thread.setDaemon(true);
-            return thread;
-        });
-        poller.scheduleWithFixedDelay(() -> {
-            try {
-                reloader.check();
-            } catch (Throwable t) {
-                AgentLog.failure("reloading the policy file", t); // the policy in force stays
+        }, log.infoLines(), log.warnLines());
+        ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(new DaemonThreads("retry-after-agent-reload"));
+        poller.scheduleWithFixedDelay(new Runnable() {
+            @Override
+            public void run() {
+                try {
+                    reloader.check();
+                } catch (Throwable t) {
+                    AgentLog.failure("reloading the policy file", t); // the policy in force stays
+                }
             }
         }, config.reloadMillis(), config.reloadMillis(), TimeUnit.MILLISECONDS);
     }
@@ -163,7 +186,7 @@ final class AgentInstaller {
             return null;
         }
         try {
-            FileKnowledgeStore state = FileKnowledgeStore.open(Paths.get(settings.path()), clock, settings.maxAgeMillis(), log::warn);
+            FileKnowledgeStore state = FileKnowledgeStore.open(Paths.get(settings.path()), clock, settings.maxAgeMillis(), log.warnLines());
             log.info("learned state from {}: {} hosts", state.file(), state.snapshot().size());
             return state;
         } catch (Throwable t) {

@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Locale;
 import java.util.TimeZone;
+import java.util.function.Consumer;
 
 /**
  * The agent's log: one line per event to standard error,
@@ -53,6 +54,26 @@ public final class AgentLogger {
             default:
                 return INFO;
         }
+    }
+
+    /** Its info lines, for classes that take a consumer of lines. Not a lambda: see AgentInstaller. */
+    public Consumer<String> infoLines() {
+        return new Consumer<String>() {
+            @Override
+            public void accept(String line) {
+                info(line);
+            }
+        };
+    }
+
+    /** Its warnings, for classes that take a consumer of lines. */
+    public Consumer<String> warnLines() {
+        return new Consumer<String>() {
+            @Override
+            public void accept(String line) {
+                warn(line);
+            }
+        };
     }
 
     public boolean isDebugEnabled() {

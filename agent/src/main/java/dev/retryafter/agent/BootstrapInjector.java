@@ -10,10 +10,9 @@ import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.ProtectionDomain;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
@@ -35,6 +34,9 @@ final class BootstrapInjector {
     static final String[] CLASSES = {
             "dev.retryafter.agent.bootstrap.AgentHooks$Dispatcher",
             "dev.retryafter.agent.bootstrap.AgentHooks"};
+
+    /** Named, not linked: it is built for Java 9 (see {@link #defineWithInternalUnsafe}). */
+    private static final String DEFINER = "dev.retryafter.agent.BootstrapDefiner";
 
     private BootstrapInjector() {
     }
@@ -81,12 +83,13 @@ final class BootstrapInjector {
     }
 
     /**
-     * Java 9 and later: {@code jdk.internal.misc} is exported to the {@link BootstrapDefiner}'s module
-     * alone. Named reflectively, as the agent is built for Java 8, which has no {@code Module}.
+     * Java 9 and later: the {@code BootstrapDefiner}, in a class loader of its own, exports
+     * {@code jdk.internal.misc} to its own module alone and defines the classes.
      */
+    @SuppressWarnings("unchecked")
     private static void defineWithInternalUnsafe(Instrumentation instrumentation, Map<String, byte[]> classes)
             throws ReflectiveOperationException {
-        String definerName = BootstrapDefiner.class.getName();
+        String definerName = DEFINER;
         byte[] definerBytes = bytes(definerName);
         ClassLoader isolated = new ClassLoader(null) {
             @Override
@@ -97,16 +100,8 @@ final class BootstrapInjector {
                 return defineClass(name, definerBytes, 0, definerBytes.length);
             }
         };
-        Class<?> definer = Class.forName(definerName, true, isolated);
-        Method getModule = Class.class.getMethod("getModule");
-        Object javaBase = getModule.invoke(Object.class);
-        Class<?> moduleType = Class.forName("java.lang.Module");
-        Method redefineModule = Instrumentation.class.getMethod("redefineModule",
-                moduleType, Set.class, Map.class, Map.class, Set.class, Map.class);
-        redefineModule.invoke(instrumentation, javaBase, Collections.emptySet(),
-                Collections.singletonMap("jdk.internal.misc", Collections.singleton(getModule.invoke(definer))),
-                Collections.emptyMap(), Collections.emptySet(), Collections.emptyMap());
-        definer.getMethod("define", Map.class).invoke(null, classes);
+        Object definer = Class.forName(definerName, true, isolated).getConstructor().newInstance();
+        ((BiConsumer<Instrumentation, Map<String, byte[]>>) definer).accept(instrumentation, classes);
     }
 
     private static void appendToBootstrapSearchPath(Instrumentation instrumentation, Map<String, byte[]> classes) throws IOException {

@@ -11,8 +11,13 @@ public interface Clock {
      * resume) must not reorder refusals and successes, and HTTP-dates still compare to real time.
      */
     static Clock system() {
-        long epochAtStart = System.currentTimeMillis();
-        long nanoAtStart = System.nanoTime();
-        return () -> epochAtStart + (System.nanoTime() - nanoAtStart) / 1_000_000L;
+        final long epochAtStart = System.currentTimeMillis();
+        final long nanoAtStart = System.nanoTime();
+        return new Clock() { // not a lambda: premain and a first request come this way (see AgentInstaller)
+            @Override
+            public long millis() {
+                return epochAtStart + (System.nanoTime() - nanoAtStart) / 1_000_000L;
+            }
+        };
     }
 }

@@ -11,12 +11,15 @@ public interface Delays {
 
     CompletableFuture<Void> after(long millis);
 
-    static Delays using(ScheduledExecutorService scheduler) {
-        return millis -> {
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            ScheduledFuture<?> task = scheduler.schedule(() -> done.complete(null), millis, TimeUnit.MILLISECONDS);
-            done.whenComplete((ignored, failure) -> task.cancel(false));
-            return done;
+    static Delays using(final ScheduledExecutorService scheduler) {
+        return new Delays() { // not a lambda: premain and a first request come this way (see AgentInstaller)
+            @Override
+            public CompletableFuture<Void> after(long millis) {
+                CompletableFuture<Void> done = new CompletableFuture<>();
+                ScheduledFuture<?> task = scheduler.schedule(() -> done.complete(null), millis, TimeUnit.MILLISECONDS);
+                done.whenComplete((ignored, failure) -> task.cancel(false));
+                return done;
+            }
         };
     }
 }

@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -49,19 +50,23 @@ public final class InMemoryHostStateStore implements HostStateStore {
     }
 
     @Override
-    public HostState stateFor(String key, Function<String, HostState> create) {
+    public HostState stateFor(String key, final Function<String, HostState> create) {
         HostState state = states.get(key);
         if (state != null && !state.isRetired()) {
             return state;
         }
-        boolean[] created = new boolean[1];
+        final boolean[] created = new boolean[1];
         // compute, not computeIfAbsent: a state retired a moment ago may still be in the map.
-        state = states.compute(key, (k, current) -> {
-            if (current != null && !current.isRetired()) {
-                return current;
+        // Not a lambda: a first request comes this way (see AgentInstaller).
+        state = states.compute(key, new BiFunction<String, HostState, HostState>() {
+            @Override
+            public HostState apply(String k, HostState current) {
+                if (current != null && !current.isRetired()) {
+                    return current;
+                }
+                created[0] = true;
+                return create.apply(k);
             }
-            created[0] = true;
-            return create.apply(k);
         });
         if (created[0]) {
             order.add(new Queued(state));

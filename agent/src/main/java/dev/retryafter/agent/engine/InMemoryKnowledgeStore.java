@@ -132,7 +132,12 @@ public final class InMemoryKnowledgeStore implements KnowledgeStore {
 
     private LearnedLimit countsOf(String host) {
         LearnedLimit counted = counts.get(host);
-        return counted != null ? counted : counts.computeIfAbsent(host, h -> new LearnedLimit(0));
+        if (counted != null) {
+            return counted;
+        }
+        LearnedLimit made = new LearnedLimit(0); // not computeIfAbsent's lambda: a first request comes this way (see AgentInstaller)
+        counted = counts.putIfAbsent(host, made);
+        return counted != null ? counted : made;
     }
 
     @Override

@@ -7,6 +7,11 @@ public interface PolicyLookup {
     Policy policyFor(String host, int port);
 
     static PolicyLookup everyHost(Policy policy) {
-        return (host, port) -> policy;
+        return new PolicyLookup() {
+            @Override
+            public Policy policyFor(String host, int port) {
+                return policy;
+            }
+        };
     }
 }

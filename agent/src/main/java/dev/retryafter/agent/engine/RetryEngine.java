@@ -3,9 +3,11 @@ package dev.retryafter.agent.engine;
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
+import java.util.function.Function;
 
 /**
  * The decision engine: parses, characterises, sanitises, learns, paces, caps and holds. Plain Java;
@@ -20,7 +22,7 @@ public final class RetryEngine {
     final DoubleSupplier random;
     final DecisionListener listener;
     /** Where a permit hand-over goes that would otherwise recurse: after no delay, like any other wait's end. */
-    private final java.util.concurrent.Executor handOvers;
+    private final Executor handOvers;
     private volatile PolicyLookup policies;
     private volatile Mode mode;
     private final HostStateStore store;
@@ -34,7 +36,13 @@ public final class RetryEngine {
         this.listener = b.listener;
         this.policies = b.policies;
         this.mode = b.mode;
-        this.handOvers = task -> delays.after(0).thenRun(task);
+        final Delays handOverDelays = this.delays;
+        this.handOvers = new Executor() {
+            @Override
+            public void execute(Runnable task) {
+                handOverDelays.after(0).thenRun(task);
+            }
+        };
         this.knowledge = b.knowledge != null ? b.knowledge : new InMemoryKnowledgeStore();
         this.store = b.store != null ? b.store : new InMemoryHostStateStore(InMemoryHostStateStore.DEFAULT_MAX_HOSTS, b.clock);
     }
@@ -54,8 +62,13 @@ public final class RetryEngine {
         if (live != null) {
             return live;
         }
-        PolicyLookup used = policies;
-        HostState state = store.stateFor(key, k -> new HostState(k, used.policyFor(lowerCase(host), port), clock.millis(), handOvers, knowledge));
+        final PolicyLookup used = policies;
+        HostState state = store.stateFor(key, new Function<String, HostState>() { // not a lambda: premain and a first request come this way (see AgentInstaller)
+            @Override
+            public HostState apply(String k) {
+                return new HostState(k, used.policyFor(lowerCase(host), port), clock.millis(), handOvers, knowledge);
+            }
+        });
         if (used != policies) { // a reload went past this host while it was being made: it moves too
             state.usePolicy(policies.policyFor(lowerCase(host), port), clock.millis());
         }
@@ -179,11 +192,7 @@ public final class RetryEngine {
     }
 
     private static Delays daemonDelays() {
-        return Delays.using(Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, "retry-after-agent-delays");
-            thread.setDaemon(true);
-            return thread;
-        }));
+        return Delays.using(Executors.newSingleThreadScheduledExecutor(new DaemonThreads("retry-after-agent-delays")));
     }
 
     /** Defaults: the system clock, real sleeps, a daemon scheduler, every host on {@link Policy#DEFAULTS}. */
@@ -191,7 +200,12 @@ public final class RetryEngine {
         private Clock clock = Clock.system();
         private Sleeper sleeper = Sleeper.SYSTEM;
         private Delays delays;
-        private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
+        private DoubleSupplier random = new DoubleSupplier() {
+            @Override
+            public double getAsDouble() {
+                return ThreadLocalRandom.current().nextDouble();
+            }
+        };
         private DecisionListener listener = DecisionListener.NoOp.INSTANCE;
         private PolicyLookup policies = PolicyLookup.everyHost(Policy.DEFAULTS);
         private HostStateStore store;

@@ -7,5 +7,10 @@ public interface Sleeper {
     /** Waits, or throws at once when interrupted; the interrupt is the caller's to keep. */
     void sleep(long millis) throws InterruptedException;
 
-    Sleeper SYSTEM = Thread::sleep;
+    Sleeper SYSTEM = new Sleeper() {
+        @Override
+        public void sleep(long millis) throws InterruptedException {
+            Thread.sleep(millis);
+        }
+    };
 }

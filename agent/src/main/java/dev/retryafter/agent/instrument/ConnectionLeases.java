@@ -35,7 +35,12 @@ public final class ConnectionLeases {
     private final ReferenceQueue<Object> dropped = new ReferenceQueue<>();
 
     public ConnectionLeases() {
-        Thread reaper = new Thread(this::reapDropped, "retry-after-agent-leases");
+        Thread reaper = new Thread(new Runnable() { // not a lambda: made in premain (see AgentInstaller)
+            @Override
+            public void run() {
+                reapDropped();
+            }
+        }, "retry-after-agent-leases");
         reaper.setDaemon(true);
         reaper.start();
     }

@@ -1,5 +1,7 @@
 package dev.retryafter.agent.instrument;
 
+import dev.retryafter.agent.engine.DaemonThreads;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Method;
@@ -101,11 +103,7 @@ public final class RefusedBody {
     }
 
     private static ScheduledExecutorService watchdog() {
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
-            Thread thread = new Thread(task, "retry-after-agent-discard");
-            thread.setDaemon(true);
-            return thread;
-        });
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, new DaemonThreads("retry-after-agent-discard"));
         executor.setRemoveOnCancelPolicy(true); // most deadlines are cancelled: they must not pile up
         return executor;
     }

@@ -68,7 +68,12 @@ public final class ManagementBeans {
             return;
         }
         try {
-            Thread thread = new Thread(this::run, "retry-after-agent-jmx");
+            Thread thread = new Thread(new Runnable() { // not a lambda: a first request comes this way (see AgentInstaller)
+                @Override
+                public void run() {
+                    ManagementBeans.this.run();
+                }
+            }, "retry-after-agent-jmx");
             thread.setDaemon(true);
             thread.start();
         } catch (Throwable t) {

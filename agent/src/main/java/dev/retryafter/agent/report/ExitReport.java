@@ -22,6 +22,14 @@ import java.util.Locale;
 /** The per-host summary written at exit: to the log, and as JSON when a report path is configured. */
 public final class ExitReport {
 
+    /** Not a lambda: the JVM's exit comes this way, and a lambda's first link is slow (see AgentInstaller). */
+    private static final Comparator<HostSnapshot> BY_HOST = new Comparator<HostSnapshot>() {
+        @Override
+        public int compare(HostSnapshot a, HostSnapshot b) {
+            return a.host.compareTo(b.host);
+        }
+    };
+
     private ExitReport() {
     }
 
@@ -30,7 +38,7 @@ public final class ExitReport {
         for (HostState host : hosts) {
             snapshots.add(host.snapshot(now));
         }
-        snapshots.sort(Comparator.comparing(s -> s.host));
+        snapshots.sort(BY_HOST);
         return snapshots;
     }
 

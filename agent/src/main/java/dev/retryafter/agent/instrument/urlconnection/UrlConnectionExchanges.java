@@ -2,6 +2,7 @@ package dev.retryafter.agent.instrument.urlconnection;
 
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.engine.Call;
+import dev.retryafter.agent.engine.DaemonThreads;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.CallDepth;
@@ -170,11 +171,7 @@ public final class UrlConnectionExchanges {
         if (b == null) {
             synchronized (this) {
                 if (bounds == null) {
-                    ScheduledThreadPoolExecutor created = new ScheduledThreadPoolExecutor(1, task -> {
-                        Thread thread = new Thread(task, "retry-after-agent-urlconnection");
-                        thread.setDaemon(true);
-                        return thread;
-                    });
+                    ScheduledThreadPoolExecutor created = new ScheduledThreadPoolExecutor(1, new DaemonThreads("retry-after-agent-urlconnection"));
                     created.setRemoveOnCancelPolicy(true);
                     bounds = created;
                 }
@@ -218,9 +215,14 @@ public final class UrlConnectionExchanges {
             if (bound != null) {
                 bound.cancel(false);
             }
-            Call current = call;
+            final Call current = call;
             try {
-                bound = bounds().schedule(current::endAttempt, UNFINISHED_BOUND_MILLIS, TimeUnit.MILLISECONDS);
+                bound = bounds().schedule(new Runnable() { // not a lambda: a first request comes this way (see AgentInstaller)
+                    @Override
+                    public void run() {
+                        current.endAttempt();
+                    }
+                }, UNFINISHED_BOUND_MILLIS, TimeUnit.MILLISECONDS);
             } catch (RuntimeException e) {
                 AgentLog.failure("bounding an HttpURLConnection permit", e);
             }

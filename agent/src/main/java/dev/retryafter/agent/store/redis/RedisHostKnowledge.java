@@ -2,6 +2,7 @@ package dev.retryafter.agent.store.redis;
 
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.engine.Clock;
+import dev.retryafter.agent.engine.DaemonThreads;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;
@@ -139,11 +140,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
         this.countsAtOnce = options.countsAtOnce;
         this.link = new RedisLink(address, options.timeoutMillis, events);
         this.link.onRestored(() -> momentsLoaded = false); // a Redis restarted empty has no scripts either
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
-            Thread thread = new Thread(task, "retry-after-agent-fleet-refresh");
-            thread.setDaemon(true);
-            return thread;
-        });
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, new DaemonThreads("retry-after-agent-fleet-refresh"));
         executor.scheduleWithFixedDelay(this::refreshSafely, options.refreshMillis, options.refreshMillis,
                 TimeUnit.MILLISECONDS);
         this.refresher = executor;

@@ -1,6 +1,7 @@
 package dev.retryafter.agent.store.redis;
 
 import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.engine.DaemonThreads;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -97,11 +98,7 @@ final class RedisLink implements AutoCloseable {
         poolConfig.setJmxEnabled(false); // the application's JMX is not the agent's to fill
         poolConfig.setTestOnBorrow(false); // a broken connection fails its command, which opens the circuit
         this.pool = new JedisPool(poolConfig, new HostAndPort(address.host(), address.port()), client.build());
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
-            Thread thread = new Thread(task, "retry-after-agent-fleet-store");
-            thread.setDaemon(true);
-            return thread;
-        });
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, new DaemonThreads("retry-after-agent-fleet-store"));
         executor.setRemoveOnCancelPolicy(true);
         this.prober = executor;
     }
