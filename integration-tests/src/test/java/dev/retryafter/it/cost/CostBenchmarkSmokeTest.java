@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Asserts that the cost benchmark's smoke run measures every part, with the agent really governing
@@ -132,6 +133,22 @@ class CostBenchmarkSmokeTest {
                 markdown.contains("- **PASS** " + name) || markdown.contains("- **FAIL** " + name)
                         || markdown.contains("- **NOT MEASURED** " + name),
                 "no verdict for " + name + " in\n" + markdown)));
+    }
+
+    /** Where a redis-server is (always in CI: RedisServer fails there without one), the fleet store's arm ran, shared. */
+    @Test
+    void theFleetStoresArmRanOnRedisWhereThereIsOne() {
+        HappyPath.Cell cell = report.happy().stream()
+                .filter(c -> c.client().equals(settings.fleetClient()) && c.threads() == settings.fleetThreads())
+                .findFirst().orElseThrow();
+        assumeTrue(!cell.withFleet().isEmpty(), "no redis-server: the fleet arm did not run");
+        assertEquals(settings.rounds(), cell.withFleet().size());
+        assertAll(cell.withFleet().stream().map(run -> () -> {
+            assertTrue(run.shared(), "the agent said its knowledge was on Redis, and warned of nothing: " + run);
+            assertTrue(run.governedAll(), "the agent counted every request: " + run);
+            assertTrue(run.perSecond() > 0, run.toString());
+        }));
+        assertEquals(1, rowsUnder(report.markdown(), CostReport.FLEET_HEADER));
     }
 
     @Test

@@ -24,6 +24,8 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
     static final String START_UP_ARM_HEADER = "| JDK | client | start → first response, without (ms) | %1$s (ms) | added (ms) "
             + "| start → main, without (ms) | %1$s (ms) | process, start to exit, without (ms) | %1$s (ms) | added (ms) "
             + "| classes loaded, without | %1$s |";
+    static final String FLEET_HEADER = "| client | threads | without (req/s) | with, in memory (req/s) | with, fleet store (req/s) "
+            + "| fleet store / without | fleet store / in memory | client CPU per request, fleet store (µs) | runs shared throughout |";
     static final String POPULATION_HEADER = "| population | hosts | requests per host | retained (bytes) | per host (bytes) |";
     static final String STATE_FILE_HEADER = "| state file | hosts | file (bytes) | per host (bytes) | time (ms) | processor time (ms) |";
 
@@ -108,12 +110,34 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
                     spread(c.cpuMicros(c.without()), "%.0f", 1), spread(c.cpuMicros(c.with()), "%.0f", 1),
                     governed, c.with().size());
         }
+        fleetStore(md);
         if (engine.measured()) {
             line(md, "\nFor scale, the engine alone (no advice, no client; one thread, one host, the system clock) "
                     + "takes %.2f µs a request let through: the part of the agent's cost the table cannot resolve from "
                     + "the noise between runs.", engine.nanosPerRequest() / 1000);
         }
         md.append('\n');
+    }
+
+    /** The cell run a third time each round, just after its run with the agent, with the fleet store on Redis. */
+    private void fleetStore(StringBuilder md) {
+        HappyPath.Cell c = happy.stream().filter(HappyPath.Cell::fleetMeasured).findFirst().orElse(null);
+        if (c == null) {
+            line(md, "\nWith the fleet store: not measured (no redis-server, or the JDK missing).");
+            return;
+        }
+        line(md, "\nWith the fleet store: the agent's argument `%s`, a redis-server of the benchmark's own on loopback, "
+                + "the host never refused (so it is never paced and costs no round trip; the fleet's counts go with "
+                + "the store's background refresh). Each round runs it just after the run with the agent in memory.\n",
+                CostSettings.fleetAgentArgument("redis://127.0.0.1:PORT"));
+        md.append(FLEET_HEADER).append('\n');
+        md.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        long shared = c.withFleet().stream().filter(run -> run.shared() && run.governedAll()).count();
+        line(md, "| %s | %d | %s | %s | %s | %s | %s | %s | %d of %d |", c.client(), c.threads(),
+                spread(c.perSecond(c.without()), "%,.0f", 1), spread(c.perSecond(c.with()), "%,.0f", 1),
+                spread(c.perSecond(c.withFleet()), "%,.0f", 1), spread(c.fleetRatios(), "%.1f%%", 100),
+                spread(c.fleetAgainstMemory(), "%.1f%%", 100), spread(c.cpuMicros(c.withFleet()), "%.0f", 1),
+                shared, c.withFleet().size());
     }
 
     /** The warm-ups' bounds and medians per arm, and how many ran into the upper bound with the JIT still busy. */

@@ -19,11 +19,14 @@ import java.util.List;
  * @param checkpoints    heap checkpoints in the long run, after its first request
  * @param stateHosts     hosts in the state file
  * @param stateRuns      measured saves and reads of the state file, after {@value StateFileCost#WARM_UPS} unmeasured
+ * @param fleetClient    the happy-path cell also run with the fleet store ({@code store = redis://...}), each round
+ * @param fleetThreads   its thread count
  */
 record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Integer> threads, int rounds,
                     double leastWarmUpSeconds, double mostWarmUpSeconds, double measureSeconds, List<Jdk> startUpJdks, List<String> startUpClients,
                     int startUpRuns, int startUpWarmUps, int hosts, int refusedEvery, int busyRequests,
-                    long longRunCalls, int refuseEvery, int checkpoints, int stateHosts, int stateRuns) {
+                    long longRunCalls, int refuseEvery, int checkpoints, int stateHosts, int stateRuns,
+                    String fleetClient, int fleetThreads) {
 
     /**
      * The agent's argument for the happy path: a concurrency cap no thread count here reaches (the
@@ -32,6 +35,11 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
      */
     static final String LOAD_AGENT_ARGUMENT = "default.max-concurrency=64";
 
+    /** The fleet store's arm: the same, with every host shared on Redis (the store's own defaults otherwise). */
+    static String fleetAgentArgument(String store) {
+        return LOAD_AGENT_ARGUMENT + ",store=" + store + ",fleet=cost";
+    }
+
     /** One request in ten refused once: a scraper's hosts are mostly quiet, a few have pushed back. */
     static final int REFUSED_EVERY = 10;
     /** Past the 512 successes a host's history keeps, so the busy population is each host at its largest. */
@@ -39,15 +47,17 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
     static final int REFUSE_EVERY = 100;
 
     /**
-     * About eight minutes on two cores, most of it the happy path's 24 child JVMs. Their warm-up is
+     * About twenty minutes on two cores, most of it the happy path's 27 child JVMs. Their warm-up is
      * where the time goes: sharing two processors with the load and the server, the JIT takes five
-     * to ten seconds to settle, longer with the agent's code to compile too; cut at seven, most runs
-     * with the agent were measured still compiling (29 of 32, and Apache 5 on 4 threads read 69%).
+     * to twenty seconds to settle, longer with the agent's code to compile too. Cut at seven, most
+     * runs with the agent were measured still compiling (29 of 32, and Apache 5 on 4 threads read
+     * 69%); cut at fourteen, half of them (12 of 24), and every cell read 85% to 96% on a machine
+     * where, by hand, 20 s of warm-up read 94% to 105% for the same cell.
      */
     static CostSettings full() {
         return new CostSettings("full", Jdk.JAVA_17, List.of(LoopbackClient.JDK, LoopbackClient.APACHE5), List.of(1, 4),
-                3, 4.0, 14.0, 3.0, Jdk.all(), LoopbackClient.ALL, 5, 1, 10_000, REFUSED_EVERY, BUSY_REQUESTS,
-                1_000_000, REFUSE_EVERY, 10, 10_000, 5);
+                3, 4.0, 30.0, 4.0, Jdk.all(), LoopbackClient.ALL, 5, 1, 10_000, REFUSED_EVERY, BUSY_REQUESTS,
+                1_000_000, REFUSE_EVERY, 10, 10_000, 5, LoopbackClient.APACHE5, 4);
     }
 
     /**
@@ -57,6 +67,6 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
     static CostSettings smoke() {
         return new CostSettings("smoke", Jdk.JAVA_17, List.of(LoopbackClient.JDK, LoopbackClient.APACHE5), List.of(1, 4),
                 1, 0.3, 0.3, 0.7, Jdk.all(), List.of(LoopbackClient.JDK), 1, 0, 1_000, REFUSED_EVERY, BUSY_REQUESTS,
-                100_000, REFUSE_EVERY, 5, 1_000, 3);
+                100_000, REFUSE_EVERY, 5, 1_000, 3, LoopbackClient.APACHE5, 4);
     }
 }

@@ -11,7 +11,8 @@ final class CostTargets {
     static final String START_UP = "Start-up: under 300 ms added from JVM start to the first response";
     static final String HEAP_PER_HOST = "Memory: under 2 KiB of heap per tracked host";
     static final String NO_GROWTH = "Memory: no heap growth over a long run on one host";
-    static final List<String> NAMES = List.of(THROUGHPUT, START_UP, HEAP_PER_HOST, NO_GROWTH);
+    static final String FLEET_THROUGHPUT = "Happy path with the fleet store (`store = redis://...`): at least 98% of the throughput";
+    static final List<String> NAMES = List.of(THROUGHPUT, START_UP, HEAP_PER_HOST, NO_GROWTH, FLEET_THROUGHPUT);
 
     static final double MIN_THROUGHPUT_RATIO = 0.98;
     static final double MAX_ADDED_START_UP_MILLIS = 300;
@@ -34,7 +35,34 @@ final class CostTargets {
 
     static List<Target> check(CostSettings settings, List<HappyPath.Cell> happy, List<StartUp.Cell> startUp,
                               EngineCost.Result engine) {
-        return List.of(throughput(happy), startUp(startUp), heapPerHost(settings, engine), noGrowth(engine));
+        return List.of(throughput(happy), startUp(startUp), heapPerHost(settings, engine), noGrowth(engine), fleetThroughput(happy));
+    }
+
+    /** The fleet store's cell: its median ratio against the runs without the agent, each run shared throughout. */
+    private static Target fleetThroughput(List<HappyPath.Cell> cells) {
+        HappyPath.Cell cell = cells.stream().filter(HappyPath.Cell::fleetMeasured).findFirst().orElse(null);
+        if (cell == null) {
+            return new Target(FLEET_THROUGHPUT, Status.NOT_MEASURED, "nothing measured", List.of("no redis-server, or its JDK missing"));
+        }
+        List<String> misses = new ArrayList<>();
+        double ratio = Stats.median(cell.fleetRatios());
+        String row = cell.client() + ", " + threads(cell.threads());
+        boolean missed = ratio < MIN_THROUGHPUT_RATIO;
+        if (missed) {
+            double highest = Stats.max(cell.fleetRatios());
+            misses.add(String.format(Locale.ROOT, "%s: %.1f%% (rounds from %.1f%% to %.1f%%)%s", row, 100 * ratio,
+                    100 * Stats.min(cell.fleetRatios()), 100 * highest, highest >= MIN_THROUGHPUT_RATIO
+                            ? "; some rounds met it: the spread between runs is wider than the margin" : ""));
+        }
+        long unshared = cell.withFleet().stream().filter(run -> !run.shared() || !run.governedAll()).count();
+        if (unshared > 0) {
+            missed = true;
+            misses.add(row + ": in " + unshared + " of " + cell.withFleet().size()
+                    + " runs the agent did not govern every request on the fleet store, so they do not measure its cost");
+        }
+        String figure = String.format(Locale.ROOT, "%s, median %.1f%% of the throughput without the agent; against the agent "
+                        + "in memory, %.1f%%", row, 100 * ratio, 100 * Stats.median(cell.fleetAgainstMemory()));
+        return new Target(FLEET_THROUGHPUT, missed ? Status.FAIL : Status.PASS, figure, misses);
     }
 
     private static Target throughput(List<HappyPath.Cell> cells) {

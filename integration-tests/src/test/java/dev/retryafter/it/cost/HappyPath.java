@@ -27,8 +27,11 @@ final class HappyPath {
     private HappyPath() {
     }
 
-    /** One child JVM's measured window, and how long its warm-up took. {@code agentCounted} is -1 without the agent. */
-    record Run(long warmUpMillis, long requests, long nanos, long cpuNanos, long total, long agentCounted) {
+    /**
+     * One child JVM's measured window, and how long its warm-up took. {@code agentCounted} is -1 without
+     * the agent; {@code shared}, with the fleet store, that it said so at start and warned of nothing.
+     */
+    record Run(long warmUpMillis, long requests, long nanos, long cpuNanos, long total, long agentCounted, boolean shared) {
 
         double perSecond() {
             return requests * 1e9 / nanos;
@@ -44,16 +47,34 @@ final class HappyPath {
         }
     }
 
-    /** A client at a thread count: its runs in round order, the i-th of each arm run back to back. No runs: the JDK is missing. */
-    record Cell(String client, int threads, List<Run> without, List<Run> with) {
+    /**
+     * A client at a thread count: its runs in round order, the i-th of each arm run back to back. No
+     * runs: the JDK is missing. {@code withFleet}, for the one cell that has it, runs just after {@code with}.
+     */
+    record Cell(String client, int threads, List<Run> without, List<Run> with, List<Run> withFleet) {
 
         boolean measured() {
             return !without.isEmpty() && without.size() == with.size();
         }
 
+        boolean fleetMeasured() {
+            return !withFleet.isEmpty() && withFleet.size() == without.size();
+        }
+
         /** Throughput with over without, round by round. */
         List<Double> ratios() {
-            return pairs(Run::perSecond, (with, without) -> with / without);
+            return pairs(with, Run::perSecond, (with, without) -> with / without);
+        }
+
+        /** Throughput with the fleet store over without, round by round. */
+        List<Double> fleetRatios() {
+            return pairs(withFleet, Run::perSecond, (with, without) -> with / without);
+        }
+
+        /** Throughput with the fleet store over the agent in memory, round by round. */
+        List<Double> fleetAgainstMemory() {
+            return IntStream.range(0, Math.min(with.size(), withFleet.size()))
+                    .mapToObj(i -> withFleet.get(i).perSecond() / with.get(i).perSecond()).toList();
         }
 
         /**
@@ -61,7 +82,7 @@ final class HappyPath {
          * is threads / throughput.
          */
         List<Double> addedMicros() {
-            return pairs(run -> threads * 1e6 / run.perSecond(), (with, without) -> with - without);
+            return pairs(with, run -> threads * 1e6 / run.perSecond(), (with, without) -> with - without);
         }
 
         List<Double> perSecond(List<Run> arm) {
@@ -72,9 +93,9 @@ final class HappyPath {
             return arm.stream().map(Run::cpuMicrosPerRequest).toList();
         }
 
-        private List<Double> pairs(ToDoubleFunction<Run> figure, DoubleBinaryOperator withAgainstWithout) {
-            return IntStream.range(0, Math.min(without.size(), with.size()))
-                    .mapToObj(i -> withAgainstWithout.applyAsDouble(figure.applyAsDouble(with.get(i)),
+        private List<Double> pairs(List<Run> arm, ToDoubleFunction<Run> figure, DoubleBinaryOperator againstWithout) {
+            return IntStream.range(0, Math.min(without.size(), arm.size()))
+                    .mapToObj(i -> againstWithout.applyAsDouble(figure.applyAsDouble(arm.get(i)),
                             figure.applyAsDouble(without.get(i))))
                     .toList();
         }
@@ -87,16 +108,20 @@ final class HappyPath {
     static void warmUpServer(CostSettings settings, Snapshot snapshot, URI server) throws IOException, InterruptedException {
         if (settings.loadJdk().isAvailable()) {
             int maxThreads = settings.threads().stream().mapToInt(Integer::intValue).max().orElse(1);
-            load(settings, snapshot, server, settings.loadClients().get(0), maxThreads, false);
+            load(settings, snapshot, server, settings.loadClients().get(0), maxThreads, null);
         }
     }
 
-    /** Every round. On a missing JDK, a loud line and cells without runs. */
-    static List<Cell> run(CostSettings settings, Snapshot snapshot, URI server) throws IOException, InterruptedException {
+    /**
+     * Every round. On a missing JDK, a loud line and cells without runs. {@code fleetStore}, a Redis
+     * address or null for none, adds the fleet store's arm to the cell the settings name.
+     */
+    static List<Cell> run(CostSettings settings, Snapshot snapshot, URI server, String fleetStore)
+            throws IOException, InterruptedException {
         List<Cell> cells = new ArrayList<>();
         for (String client : settings.loadClients()) {
             for (int threads : settings.threads()) {
-                cells.add(new Cell(client, threads, new ArrayList<>(), new ArrayList<>()));
+                cells.add(new Cell(client, threads, new ArrayList<>(), new ArrayList<>(), new ArrayList<>()));
             }
         }
         Jdk jdk = settings.loadJdk();
@@ -106,23 +131,31 @@ final class HappyPath {
         }
         for (int round = 1; round <= settings.rounds(); round++) {
             for (Cell cell : cells) {
-                Run without = load(settings, snapshot, server, cell.client(), cell.threads(), false);
-                Run with = load(settings, snapshot, server, cell.client(), cell.threads(), true);
+                Run without = load(settings, snapshot, server, cell.client(), cell.threads(), null);
+                Run with = load(settings, snapshot, server, cell.client(), cell.threads(), CostSettings.LOAD_AGENT_ARGUMENT);
                 cell.without().add(without);
                 cell.with().add(with);
-                CostBenchmark.progress(String.format(Locale.ROOT, "happy path, round %d of %d: %s, %d thread(s): %.0f req/s without, %.0f with",
-                        round, settings.rounds(), cell.client(), cell.threads(), without.perSecond(), with.perSecond()));
+                String fleet = "";
+                if (fleetStore != null && cell.client().equals(settings.fleetClient()) && cell.threads() == settings.fleetThreads()) {
+                    Run shared = load(settings, snapshot, server, cell.client(), cell.threads(), CostSettings.fleetAgentArgument(fleetStore));
+                    cell.withFleet().add(shared);
+                    fleet = String.format(Locale.ROOT, ", %.0f with the fleet store", shared.perSecond());
+                }
+                CostBenchmark.progress(String.format(Locale.ROOT, "happy path, round %d of %d: %s, %d thread(s): %.0f req/s without, %.0f with%s",
+                        round, settings.rounds(), cell.client(), cell.threads(), without.perSecond(), with.perSecond(), fleet));
             }
         }
         return cells;
     }
 
+    /** {@code agentArgument}: null for the run without the agent. */
     private static Run load(CostSettings settings, Snapshot snapshot, URI server, String client, int threads,
-                            boolean agent) throws IOException, InterruptedException {
+                            String agentArgument) throws IOException, InterruptedException {
         ChildJvm jvm = ClientChild.jvm(snapshot, settings.loadJdk(), client);
         JVM_ARGS.forEach(jvm::jvmArg);
+        boolean agent = agentArgument != null;
         if (agent) {
-            jvm.jvmArg(snapshot.javaagent(CostSettings.LOAD_AGENT_ARGUMENT));
+            jvm.jvmArg(snapshot.javaagent(agentArgument));
         }
         long seconds = (long) Math.ceil(settings.mostWarmUpSeconds() + settings.measureSeconds());
         ChildJvm.Result child = jvm.timeout(Duration.ofSeconds(seconds + 60))
@@ -132,6 +165,7 @@ final class HappyPath {
                 .run();
         ResultLine result = ResultLine.first(child, HappyPathLoad.RESULT);
         return new Run(result.number("warmUpMillis"), result.number("requests"), result.number("nanos"), result.number("cpuNanos"), result.number("total"),
-                agent ? ClientChild.agentCounted(child, server) : -1);
+                agent ? ClientChild.agentCounted(child, server) : -1,
+                child.stderr.contains("knowledge in redis://") && !child.stderr.contains("WARN retry-after-agent"));
     }
 }
