@@ -93,7 +93,7 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
         line(md, "Child JVMs on %s with `%s`; the agent's argument `%s`. %d round(s); each child JVM sends unmeasured "
                         + "until its JIT has spent under %d ms compiling in the last second (%s), then for %.1f s measured. "
                         + "Figures are medians over the rounds, with the lowest and highest in brackets; *with / without* "
-                        + "and *added* are taken round by round, each run against the one just before it.\n",
+                        + "and *added* are taken round by round, each against the other arm's run of that round; without the agent runs first in odd rounds and last in even ones.\n",
                 settings.loadJdk(), String.join(" ", HappyPath.JVM_ARGS), CostSettings.LOAD_AGENT_ARGUMENT, settings.rounds(),
                 HappyPathLoad.JIT_QUIET_BUDGET_MILLIS, warmUps(), settings.measureSeconds());
         md.append(HAPPY_HEADER).append('\n');
@@ -119,7 +119,7 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
         md.append('\n');
     }
 
-    /** The cell run a third time each round, just after its run with the agent, with the fleet store on Redis. */
+    /** The cell run a third time each round, beside its run with the agent, with the fleet store on Redis. */
     private void fleetStore(StringBuilder md) {
         HappyPath.Cell c = happy.stream().filter(HappyPath.Cell::fleetMeasured).findFirst().orElse(null);
         if (c == null) {
@@ -128,7 +128,7 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
         }
         line(md, "\nWith the fleet store: the agent's argument `%s`, a redis-server of the benchmark's own on loopback, "
                 + "the host never refused (so it is never paced and costs no round trip; the fleet's counts go with "
-                + "the store's background refresh). Each round runs it just after the run with the agent in memory.\n",
+                + "the store's background refresh). Each round runs it beside the run with the agent in memory: last in odd rounds, first in even ones.\n",
                 CostSettings.fleetAgentArgument("redis://127.0.0.1:PORT"));
         md.append(FLEET_HEADER).append('\n');
         md.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");

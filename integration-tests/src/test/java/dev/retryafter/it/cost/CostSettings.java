@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * What one run of the cost benchmark covers.
  *
- * @param rounds         happy-path rounds; each runs every cell once without the agent, then once with it
+ * @param rounds         happy-path rounds; each runs every cell once without the agent and once with it, in
+ *                       turn first and last
  * @param leastWarmUpSeconds per happy-path child JVM, before its measured window; it goes on while the JIT is busy,
  *                       up to {@code mostWarmUpSeconds}
  * @param startUpRuns    measured start-up runs per JDK, client and arm
@@ -47,7 +48,7 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
     static final int REFUSE_EVERY = 100;
 
     /**
-     * About twenty minutes on two cores, most of it the happy path's 27 child JVMs. Their warm-up is
+     * About twenty minutes on two cores, most of it the happy path's 36 child JVMs. Their warm-up is
      * where the time goes: sharing two processors with the load and the server, the JIT takes five
      * to twenty seconds to settle, longer with the agent's code to compile too. Cut at seven, most
      * runs with the agent were measured still compiling (29 of 32, and Apache 5 on 4 threads read
@@ -56,7 +57,7 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
      */
     static CostSettings full() {
         return new CostSettings("full", Jdk.JAVA_17, List.of(LoopbackClient.JDK, LoopbackClient.APACHE5), List.of(1, 4),
-                3, 4.0, 30.0, 4.0, Jdk.all(), LoopbackClient.ALL, 5, 1, 10_000, REFUSED_EVERY, BUSY_REQUESTS,
+                4, 4.0, 30.0, 4.0, Jdk.all(), LoopbackClient.ALL, 5, 1, 10_000, REFUSED_EVERY, BUSY_REQUESTS,
                 1_000_000, REFUSE_EVERY, 10, 10_000, 5, LoopbackClient.APACHE5, 4);
     }
 
