@@ -18,8 +18,8 @@ import java.util.stream.IntStream;
  * Throughput on the happy path: a {@link HappyPathLoad} child JVM per client, thread count and arm,
  * in rounds. Each round runs every cell's arms back to back, so drift on the machine (other
  * processes, thermal limits) falls on them alike: without the agent first in odd rounds, last in
- * even ones, as a run's place in the sequence was seen to matter as much as the agent (the same
- * agent jar read 8% under and 2% over the run without it, by place alone). Each figure is then
+ * even ones, as a run's place in the sequence was seen to matter as much as the agent (one agent
+ * jar read 101.5% of the run without it when run second of three, 94.1% when third). Each figure is then
  * taken pair by pair, and the median over the rounds reported.
  */
 final class HappyPath {
