@@ -49,10 +49,7 @@ final class CostTargets {
         String row = cell.client() + ", " + threads(cell.threads());
         boolean missed = ratio < MIN_THROUGHPUT_RATIO;
         if (missed) {
-            double highest = Stats.max(cell.fleetRatios());
-            misses.add(String.format(Locale.ROOT, "%s: %.1f%% (rounds from %.1f%% to %.1f%%)%s", row, 100 * ratio,
-                    100 * Stats.min(cell.fleetRatios()), 100 * highest, highest >= MIN_THROUGHPUT_RATIO
-                            ? "; some rounds met it: the spread between runs is wider than the margin" : ""));
+            misses.add(ratioMiss(row, cell.fleetRatios()));
         }
         long unshared = cell.withFleet().stream().filter(run -> !run.shared() || !run.governedAll()).count();
         if (unshared > 0) {
@@ -83,11 +80,7 @@ final class CostTargets {
             }
             if (ratio < MIN_THROUGHPUT_RATIO) {
                 missed = true;
-                double highest = Stats.max(cell.ratios());
-                misses.add(String.format(Locale.ROOT, "%s: %.1f%% (rounds from %.1f%% to %.1f%%)%s", row, 100 * ratio,
-                        100 * Stats.min(cell.ratios()), 100 * highest, highest >= MIN_THROUGHPUT_RATIO
-                                ? "; some rounds met it: the spread between runs is wider than the margin, so this run "
-                                + "cannot tell the agent's cost from noise" : ""));
+                misses.add(ratioMiss(row, cell.ratios()));
             }
             long ungoverned = cell.with().stream().filter(run -> !run.governedAll()).count();
             if (ungoverned > 0) {
@@ -157,6 +150,15 @@ final class CostTargets {
         String figure = String.format(Locale.ROOT, "%+,d bytes from %,d to %,d requests (tolerance %,d bytes)", growth,
                 checkpoints.get(1).calls(), checkpoints.get(checkpoints.size() - 1).calls(), GROWTH_TOLERANCE_BYTES);
         return new Target(NO_GROWTH, growth > GROWTH_TOLERANCE_BYTES ? Status.FAIL : Status.PASS, figure, List.of());
+    }
+
+    /** A cell's median ratio under the target, with its rounds' range, and whether some round met it. */
+    private static String ratioMiss(String row, List<Double> ratios) {
+        double highest = Stats.max(ratios);
+        return String.format(Locale.ROOT, "%s: %.1f%% (rounds from %.1f%% to %.1f%%)%s", row, 100 * Stats.median(ratios),
+                100 * Stats.min(ratios), 100 * highest, highest >= MIN_THROUGHPUT_RATIO
+                        ? "; some rounds met it: the spread between runs is wider than the margin, so this run "
+                        + "cannot tell the agent's cost from noise" : "");
     }
 
     /** A miss fails the target; otherwise a row not measured leaves it unjudged. */

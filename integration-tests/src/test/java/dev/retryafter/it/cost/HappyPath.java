@@ -134,42 +134,35 @@ final class HappyPath {
         }
         for (int round = 1; round <= settings.rounds(); round++) {
             for (Cell cell : cells) {
-                boolean fleetCell = fleetStore != null && cell.client().equals(settings.fleetClient())
-                        && cell.threads() == settings.fleetThreads();
-                List<String> arms = new ArrayList<>();
-                arms.add(null);
-                arms.add(CostSettings.LOAD_AGENT_ARGUMENT);
-                if (fleetCell) {
-                    arms.add(CostSettings.fleetAgentArgument(fleetStore));
+                List<Arm> arms = new ArrayList<>();
+                arms.add(new Arm(null, cell.without()));
+                arms.add(new Arm(CostSettings.LOAD_AGENT_ARGUMENT, cell.with()));
+                if (fleetStore != null && cell.client().equals(settings.fleetClient()) && cell.threads() == settings.fleetThreads()) {
+                    arms.add(new Arm(CostSettings.fleetAgentArgument(fleetStore), cell.withFleet()));
                 }
                 if (round % 2 == 0) {
                     Collections.reverse(arms);
                 }
-                Run without = null;
-                Run with = null;
-                Run shared = null;
-                for (String arm : arms) {
-                    Run run = load(settings, snapshot, server, cell.client(), cell.threads(), arm);
-                    if (arm == null) {
-                        without = run;
-                    } else if (arm.equals(CostSettings.LOAD_AGENT_ARGUMENT)) {
-                        with = run;
-                    } else {
-                        shared = run;
-                    }
+                for (Arm arm : arms) {
+                    arm.runs().add(load(settings, snapshot, server, cell.client(), cell.threads(), arm.agentArgument()));
                 }
-                cell.without().add(without);
-                cell.with().add(with);
-                String fleet = "";
-                if (shared != null) {
-                    cell.withFleet().add(shared);
-                    fleet = String.format(Locale.ROOT, ", %.0f with the fleet store", shared.perSecond());
-                }
+                Run without = last(cell.without());
+                Run with = last(cell.with());
+                String fleet = cell.withFleet().isEmpty() ? ""
+                        : String.format(Locale.ROOT, ", %.0f with the fleet store", last(cell.withFleet()).perSecond());
                 CostBenchmark.progress(String.format(Locale.ROOT, "happy path, round %d of %d: %s, %d thread(s): %.0f req/s without, %.0f with%s",
                         round, settings.rounds(), cell.client(), cell.threads(), without.perSecond(), with.perSecond(), fleet));
             }
         }
         return cells;
+    }
+
+    /** One arm of a cell: the agent's argument (null for none) and where its runs go. */
+    private record Arm(String agentArgument, List<Run> runs) {
+    }
+
+    private static Run last(List<Run> runs) {
+        return runs.get(runs.size() - 1);
     }
 
     /** {@code agentArgument}: null for the run without the agent. */
