@@ -79,7 +79,7 @@ public final class Call {
             return;
         }
         failIfHeld(current);
-        CompletableFuture<Void> permit = acquirePermit();
+        CompletableFuture<Void> permit = acquirePermit(current);
         HostState state = host;
         try {
             state.permits().await(permit);
@@ -128,7 +128,7 @@ public final class Call {
                 return Futures.DONE;
             }
             failIfHeld(current);
-            CompletableFuture<Void> permit = acquirePermit();
+            CompletableFuture<Void> permit = acquirePermit(current);
             pendingPermit = permit;
             if (phase == ABANDONED) {
                 permit.cancel(false); // abandon() may have looked before pendingPermit was set
@@ -315,10 +315,12 @@ public final class Call {
         }
     }
 
-    /** A permit from the live state of this call's host; a state the store retired meanwhile gives none, so look again. */
-    private CompletableFuture<Void> acquirePermit() {
-        for (;;) {
-            HostState state = engine.stateOf(key, hostName, port);
+    /**
+     * A permit from the live state of this call's host, {@code found} if still live; a state the
+     * store retired meanwhile gives none, so look again.
+     */
+    private CompletableFuture<Void> acquirePermit(HostState found) {
+        for (HostState state = found; ; state = engine.stateOf(key, hostName, port)) {
             CompletableFuture<Void> permit = state.permits().acquire();
             if (permit != null) {
                 state.touch(engine.now());
@@ -328,7 +330,7 @@ public final class Call {
         }
     }
 
-    /** As {@link #acquirePermit()}, but granted at once whatever the cap. */
+    /** As {@link #acquirePermit(HostState)}, but granted at once whatever the cap. */
     private CompletableFuture<Void> acquireUncappedPermit() {
         for (;;) {
             HostState state = engine.stateOf(key, hostName, port);

@@ -29,7 +29,8 @@ final class HostPermits {
     private int max;
     private final Executor handOvers;
     private int inUse;
-    private boolean retired;
+    /** Written under this lock, read without it: every request's lookup asks. */
+    private volatile boolean retired;
     private ArrayDeque<CompletableFuture<Void>> waiters;
 
     HostPermits(int max, Executor handOvers) {
@@ -195,7 +196,7 @@ final class HostPermits {
         return retired;
     }
 
-    synchronized boolean isRetired() {
+    boolean isRetired() {
         return retired;
     }
 

@@ -5,13 +5,16 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One host and port as this JVM sees it: its permits, a long wait claimed and not yet confirmed, and
  * the counters for the report. What the portal has shown ({@link HostKnowledge}: not-before, pace,
  * hold, streaks) and the successes its ceiling is read from are not kept here but in the
  * {@link KnowledgeStore}, through its operations, so a store a fleet shares counts every JVM's.
- * Threadsafe: each method holds this state's lock for a few updates, never while anyone waits.
+ * Threadsafe: each method holds this state's lock for a few updates, never while anyone waits. A
+ * request let through takes no lock of this state's: several threads on one busy host would queue
+ * on it for every response.
  */
 public final class HostState {
 
@@ -29,8 +32,9 @@ public final class HostState {
     /** When observe mode last let a request go: what the pace would have spaced the next one from. */
     private long lastObservedSendMillis = HostKnowledge.NO_MOMENT;
 
+    /** Counted without the lock: see the class comment. */
+    private final LongAdder requests = new LongAdder();
     // Counters for the report, guarded by this.
-    private long requests;
     private long refusals;
     private long retries;
     private long gaveUp;
@@ -186,14 +190,16 @@ public final class HostState {
         return now < knowledge().notBeforeMillis ? reserveSlot(now) : 0;
     }
 
-    synchronized void onSent(long now) {
-        requests++;
-        lastUsedMillis = now;
+    void onSent(long now) {
+        requests.increment();
+        touch(now);
     }
 
     /** A call took a permit here: the host is in use, whether or not the request goes out. */
     void touch(long now) {
-        lastUsedMillis = Math.max(lastUsedMillis, now);
+        if (now > lastUsedMillis) { // written only when it moves: most requests of a busy host share a millisecond
+            lastUsedMillis = now;
+        }
     }
 
     /**
@@ -209,20 +215,27 @@ public final class HostState {
     /**
      * A response the host let through. If the request went out after the current streak's first
      * refusal, the streak is over: its recovery is measured, not assumed, and the host is
-     * re-characterised. Returns the change, or null if nothing changed.
+     * re-characterised. Returns the change, or null if nothing changed. Takes this state's lock only
+     * when a streak ended.
      */
-    synchronized CharacterisationChange onAdmitted(long now, long sentAt) {
+    CharacterisationChange onAdmitted(long now, long sentAt) {
         store.recordAdmitted(key, now); // the store counts successes: a fleet's ceiling is every JVM's
         Optional<KnowledgeStore.StreakEnd> ended = store.recordRecovery(key, sentAt);
-        if (!ended.isPresent()) {
-            return null; // no streak open, or sent before it began: it says nothing about recovery
-        }
-        KnowledgeStore.StreakEnd end = ended.get();
-        longWaitClaim.forget();
+        return ended.isPresent() ? onRecovered(now, ended.get()) : null; // else no streak open, or sent before it began
+    }
+
+    private synchronized CharacterisationChange onRecovered(long now, KnowledgeStore.StreakEnd end) {
         long recovery = now - end.streak().startedAtMillis();
         Characterisation before = end.before().characterisation();
         Characterisation after = end.after().characterisation();
-        if (before.category() != Category.UNKNOWN && before.category() != after.category()) {
+        // A refusal that came in since the streak ended opened the next one, and learned from it: leave that be.
+        // (A copy of the ended streak itself, a fleet's cache not yet refreshed, started no later than it.)
+        OpenStreak open = knowledge().streak;
+        boolean nextStreakOpen = open != null && open.startedAtMillis() > end.streak().startedAtMillis();
+        if (!nextStreakOpen) {
+            longWaitClaim.forget();
+        }
+        if (!nextStreakOpen && before.category() != Category.UNKNOWN && before.category() != after.category()) {
             // Refusals cost what they did because of how the old category answered them.
             store.forgetCostsBefore(key, now);
             AdaptivePace pace = new AdaptivePace(policy, paceOf(end.after()));
@@ -354,7 +367,7 @@ public final class HostState {
     public synchronized HostSnapshot snapshot(long now) {
         Policy policy = this.policy;
         HostKnowledge known = knowledge();
-        return new HostSnapshot(key, policy.name(), requests, refusals, retries, gaveUp, waitedMillis, longestWaitMillis,
+        return new HostSnapshot(key, policy.name(), requests.sum(), refusals, retries, gaveUp, waitedMillis, longestWaitMillis,
                 Decide.categoryOf(policy, known), known.characterisation().rawMedianRatio(),
                 known.learnedCeiling().orElse(LearnedLimit.NONE), policy.windowMillis(),
                 AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests,

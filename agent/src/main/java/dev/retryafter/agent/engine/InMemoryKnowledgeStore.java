@@ -68,10 +68,7 @@ public final class InMemoryKnowledgeStore implements KnowledgeStore {
 
     @Override
     public void recordAdmitted(String host, long now) {
-        LearnedLimit counted = countsOf(host);
-        synchronized (counted) {
-            counted.record(now, true);
-        }
+        countsOf(host).recordSuccess(now); // no lock: every success of a busy host comes here, from all its threads
     }
 
     @Override

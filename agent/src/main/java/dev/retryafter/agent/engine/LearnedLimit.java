@@ -4,7 +4,8 @@ package dev.retryafter.agent.engine;
  * Infers a host's real limit by watching when refusals start: more reliable than documentation,
  * which portals rarely have and rarely update. The guide's semantics: the observed ceiling is the
  * number of successes in the window before the first refusal in it, a lower bound on the limit;
- * the suggested rate is {@code headroom * ceiling / window}. Not thread-safe: the host state guards it.
+ * the suggested rate is {@code headroom * ceiling / window}. A success is recorded from any thread
+ * without a lock ({@link #recordSuccess}); everything else is done under the caller's lock.
  */
 final class LearnedLimit {
 
@@ -15,7 +16,7 @@ final class LearnedLimit {
     public static final int NONE = -1;
 
     private final long windowMillis;
-    private final TimestampRing successes;
+    private final ConcurrentTimestampRing successes;
     private final TimestampRing rejections;
 
     public LearnedLimit(long windowMillis) {
@@ -24,13 +25,22 @@ final class LearnedLimit {
 
     public LearnedLimit(long windowMillis, int history) {
         this.windowMillis = windowMillis;
-        this.successes = new TimestampRing(history);
+        this.successes = new ConcurrentTimestampRing(history);
         this.rejections = new TimestampRing(Math.min(history, 64));
     }
 
     /** Records a response: {@code ok} when the host let the request through, false for a refusal. */
     public void record(long timestamp, boolean ok) {
-        (ok ? successes : rejections).add(timestamp);
+        if (ok) {
+            recordSuccess(timestamp);
+        } else {
+            rejections.add(timestamp);
+        }
+    }
+
+    /** A response the host let through; threadsafe, and takes no lock. */
+    void recordSuccess(long timestamp) {
+        successes.add(timestamp);
     }
 
     /** Successes in the window before its first refusal, or {@link #NONE} when no refusal is in the window. */
