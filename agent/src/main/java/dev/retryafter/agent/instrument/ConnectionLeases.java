@@ -5,9 +5,8 @@ import dev.retryafter.agent.engine.Call;
 
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.HashMap;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * Keeps an Apache attempt's permit until the connections it leased go back: a response handed to the
@@ -23,9 +22,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ConnectionLeases {
 
+    /** A power of two, well above the threads that lease at once. */
+    private static final int SHARDS = 64;
+
     private final ThreadLocal<Attempt> current = new ThreadLocal<>();
-    /** Keyed by {@link Lease}; looked up with a {@link Probe}, which makes no reference for the GC to process. */
-    private final ConcurrentHashMap<Object, Attempt> leased = new ConcurrentHashMap<>();
+    /**
+     * Keyed by {@link Lease}; looked up with a {@link Probe}, which makes no reference for the GC to
+     * process. Shards of plain maps, each its own lock, where one concurrent map counted its size in
+     * one place that every lease and release of every thread wrote.
+     */
+    private final Shard[] leased = new Shard[SHARDS];
     private final ThreadLocal<Probe> probes = new ThreadLocal<Probe>() {
         @Override
         protected Probe initialValue() {
@@ -35,6 +41,9 @@ public final class ConnectionLeases {
     private final ReferenceQueue<Object> dropped = new ReferenceQueue<>();
 
     public ConnectionLeases() {
+        for (int i = 0; i < SHARDS; i++) {
+            leased[i] = new Shard();
+        }
         Thread reaper = new Thread(new Runnable() { // not a lambda: made in premain (see AgentInstaller)
             @Override
             public void run() {
@@ -84,20 +93,18 @@ public final class ConnectionLeases {
         if (attempt == null) {
             return; // not a governed attempt
         }
-        if (leased.putIfAbsent(new Lease(holder, dropped), attempt) == null) {
-            attempt.leases.incrementAndGet();
+        Lease lease = new Lease(holder, dropped);
+        if (shardOf(lease.hash).putIfAbsent(lease, attempt)) {
+            attempt.leaseTaken();
         }
     }
 
     /** {@code holder} gave its connection back (released, discarded or aborted); any thread. */
     public void released(Object holder) {
-        if (leased.isEmpty()) {
-            return; // the common case, and every connection release in the JVM comes here
-        }
         Probe probe = probes.get().of(holder);
         Attempt attempt;
         try {
-            attempt = leased.remove(probe);
+            attempt = shardOf(probe.hash).remove(probe);
         } finally {
             probe.of(null); // holds no holder past the lookup
         }
@@ -110,7 +117,7 @@ public final class ConnectionLeases {
         while (true) {
             try {
                 Lease lease = (Lease) dropped.remove();
-                Attempt attempt = leased.remove(lease);
+                Attempt attempt = shardOf(lease.hash).remove(lease);
                 if (attempt != null) {
                     attempt.leaseReturned();
                 }
@@ -122,32 +129,59 @@ public final class ConnectionLeases {
         }
     }
 
+    private Shard shardOf(int hash) {
+        return leased[(hash ^ (hash >>> 16)) & (SHARDS - 1)];
+    }
+
+    /** One shard of the leases: a plain map under its own lock. */
+    private static final class Shard {
+        private final HashMap<Object, Attempt> attempts = new HashMap<>();
+
+        synchronized boolean putIfAbsent(Lease lease, Attempt attempt) {
+            return attempts.putIfAbsent(lease, attempt) == null;
+        }
+
+        /** By a {@link Lease} or a {@link Probe}: both hash and compare their holder by identity. */
+        synchronized Attempt remove(Object key) {
+            return attempts.isEmpty() ? null : attempts.remove(key);
+        }
+    }
+
     /** One attempt's leases, counted: the permit goes back when the response is out and none is left. */
     private static final class Attempt {
+        private static final AtomicIntegerFieldUpdater<Attempt> LEASES =
+                AtomicIntegerFieldUpdater.newUpdater(Attempt.class, "leases");
+        private static final AtomicIntegerFieldUpdater<Attempt> ENDED =
+                AtomicIntegerFieldUpdater.newUpdater(Attempt.class, "ended");
+
         final Call call;
-        final AtomicInteger leases = new AtomicInteger();
+        private volatile int leases;
+        private volatile int ended;
         volatile boolean handedOver;
-        private final AtomicBoolean ended = new AtomicBoolean();
 
         Attempt(Call call) {
             this.call = call;
         }
 
+        void leaseTaken() {
+            LEASES.incrementAndGet(this);
+        }
+
         void handOver() {
             handedOver = true;
-            if (leases.get() == 0) {
+            if (leases == 0) {
                 end();
             }
         }
 
         void leaseReturned() {
-            if (leases.decrementAndGet() == 0 && handedOver) {
+            if (LEASES.decrementAndGet(this) == 0 && handedOver) {
                 end();
             }
         }
 
         void end() {
-            if (ended.compareAndSet(false, true)) {
+            if (ENDED.compareAndSet(this, 0, 1)) {
                 call.endAttempt();
             }
         }
@@ -159,7 +193,7 @@ public final class ConnectionLeases {
      */
     private static final class Probe {
         private Object holder;
-        private int hash;
+        int hash;
 
         Probe of(Object holder) {
             this.holder = holder;
@@ -180,7 +214,7 @@ public final class ConnectionLeases {
 
     /** A holder by identity, weakly: Apache's holders do not define equality, and must not be kept alive. */
     private static final class Lease extends WeakReference<Object> {
-        private final int hash;
+        final int hash;
 
         Lease(Object holder, ReferenceQueue<Object> queue) {
             super(holder, queue);

@@ -25,6 +25,8 @@ public final class RetryStrategyGuard implements InvocationHandler {
 
     private final Object strategy;
     private final CallDepth depth;
+    /** The route last taken, and the method it was asked for: a proxy passes the same {@link Method} object each time. */
+    private volatile Taken lastTaken;
 
     private RetryStrategyGuard(Object strategy, CallDepth depth) {
         this.strategy = strategy;
@@ -44,7 +46,12 @@ public final class RetryStrategyGuard implements InvocationHandler {
         if (method.getDeclaringClass() == Object.class) {
             return identity(proxy, method, args);
         }
-        Route route = Route.of(method);
+        Taken taken = lastTaken;
+        if (taken == null || taken.asked != method) {
+            taken = new Taken(method, Route.of(method));
+            lastTaken = taken;
+        }
+        Route route = taken.route;
         Call call = depth.current();
         if (call != null && route.asksAboutAResponse) {
             try {
@@ -71,6 +78,17 @@ public final class RetryStrategyGuard implements InvocationHandler {
                 return System.identityHashCode(proxy);
             default:
                 return toString();
+        }
+    }
+
+    /** A route and the very method object it was looked up for: compared by identity, where the map's lookup hashes and compares. */
+    private static final class Taken {
+        final Method asked;
+        final Route route;
+
+        Taken(Method asked, Route route) {
+            this.asked = asked;
+            this.route = route;
         }
     }
 
