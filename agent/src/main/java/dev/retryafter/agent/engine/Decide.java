@@ -27,6 +27,15 @@ final class Decide {
         int streakRefusals = knowledge.streak != null && !refusal.echo ? knowledge.streak.refusals() : 1;
         long backoff = Backoff.fullJitter(Math.max(attempt, streakRefusals), random, policy.backoffBaseMillis(),
                 policy.backoffCapMillis());
+        // Nor does the backoff outlast the streak's first window: a limit counted per window has room again
+        // once the streak is a window old (the successes that filled it all came before its first refusal),
+        // so a wait that ends later only skips a window the host would have admitted. The count above still
+        // raises the exponent (a fleet's streak counts every JVM's burst), but within the first window the
+        // retry is bounded by the window's end; beyond it, the backoff is as before.
+        long windowLeft = knowledge.streak == null ? 0 : knowledge.streak.startedAtMillis() + policy.windowMillis() - refusal.now;
+        if (windowLeft > 0 && backoff > windowLeft) {
+            backoff = windowLeft;
+        }
         Wait wait = Sanitiser.sanitise(policy, category, header, backoff);
         Decision.Outcome outcome;
         if (attempt >= policy.maxAttempts()) {
