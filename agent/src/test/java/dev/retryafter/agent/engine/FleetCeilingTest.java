@@ -158,4 +158,32 @@ class FleetCeilingTest {
         retry.endAttempt();
         return start;
     }
+
+    /**
+     * An unproven 3600 from three engines' burst: max(header, backoff), cut to max-sleep (3 s), which
+     * passed the portal's next window. The header is not obeyed anyway; the wait it was cut to now ends
+     * with the streak's first window.
+     */
+    @Test
+    void anUnprovenHeaderBeyondMaxSleepWaitsNoLongerThanTheStreaksFirstWindow() throws Exception {
+        Call call = a.open(HOST, 443, true);
+        call.awaitTurn();
+        clock.advance(10);
+        call.onResponse(429, "3600");
+        call.endAttempt();
+        Wait wait = call.lastDecision().waitBeforeNextRequest();
+        assertEquals(POLICY.windowMillis(), wait.millis(), "the window's end, not max-sleep: " + wait);
+        assertEquals(Wait.Bound.WINDOW, wait.bound());
+    }
+
+    /** A header within max-sleep from a host not proven truthful is a hint the agent takes, window or not. */
+    @Test
+    void anUnprovenHeaderWithinMaxSleepIsStillTakenAsAHint() throws Exception {
+        Call call = a.open(HOST, 443, true);
+        call.awaitTurn();
+        clock.advance(10);
+        call.onResponse(429, "3");
+        call.endAttempt();
+        assertEquals(3_000, call.lastDecision().waitBeforeNextRequest().millis(), "the header's 3 s, past the window's end");
+    }
 }
