@@ -27,7 +27,8 @@ final class Decide {
         int streakRefusals = knowledge.streak != null && !refusal.echo ? knowledge.streak.refusals() : 1;
         long backoff = Backoff.fullJitter(Math.max(attempt, streakRefusals), random, policy.backoffBaseMillis(),
                 policy.backoffCapMillis());
-        Wait wait = Sanitiser.sanitise(policy, category, header, backoff);
+        Wait wait = withinFirstWindow(policy, category, header, knowledge.streak, refusal.now,
+                Sanitiser.sanitise(policy, category, header, backoff));
         Decision.Outcome outcome;
         if (attempt >= policy.maxAttempts()) {
             outcome = Decision.Outcome.GIVE_UP;
@@ -38,6 +39,30 @@ final class Decide {
         }
         return new Decision(host, refusal.status, attempt, policy.maxAttempts(), header, wait, outcome, category,
                 HostKnowledge.NO_MOMENT);
+    }
+
+    /**
+     * No wait the agent chose itself outlasts the streak's first window: the successes that filled the
+     * limit all came before the streak's first refusal, so a limit counted per window has room again
+     * once the streak is a window old, and a longer wait only skips a window the host would have
+     * admitted. The streak's count still raises the backoff's exponent (a fleet's streak counts every
+     * JVM's burst), but within the first window the retry is bounded by the window's end. A header
+     * the category honours (truthful), or takes as a hint (not proven truthful, or unreliable) while
+     * it is within max-sleep, keeps its wait; a header beyond max-sleep is not obeyed anyway, and the
+     * max-sleep it was cut to is the agent's own choice. Beyond the first window, nothing changes.
+     */
+    static Wait withinFirstWindow(Policy policy, Category category, RetryAfter header, OpenStreak streak, long now, Wait wait) {
+        if (streak == null || category == Category.TRUTHFUL) {
+            return wait;
+        }
+        long windowLeft = streak.startedAtMillis() + policy.windowMillis() - now;
+        if (windowLeft <= 0) {
+            return wait;
+        }
+        long claimed = header.isUsable() && header.millis() <= policy.maxSleepMillis()
+                && (category == Category.UNKNOWN || category == Category.UNRELIABLE) ? header.millis() : 0;
+        long bound = Math.max(Math.max(windowLeft, claimed), policy.minSleepMillis());
+        return wait.millis() > bound ? new Wait(bound, wait.reason(), Wait.Bound.WINDOW) : wait;
     }
 
     /** The category decisions are made under: the pinned one, or what the host has shown. */

@@ -4,7 +4,11 @@ package dev.retryafter.agent.engine;
 public final class Wait {
 
     /** Which bound, if any, changed the wait. */
-    public enum Bound { NONE, FLOOR, CEILING }
+    public enum Bound {
+        NONE, FLOOR, CEILING,
+        /** Cut to the end of the refusal streak's first window, by when a limit counted per window has room again. */
+        WINDOW
+    }
 
     private final long millis;
     private final Reason reason;
@@ -35,6 +39,8 @@ public final class Wait {
                 return reason.text() + ", raised to min-sleep";
             case CEILING:
                 return reason.text() + ", cut to max-sleep";
+            case WINDOW:
+                return reason.text() + ", cut to the streak's first window";
             default:
                 return reason.text();
         }

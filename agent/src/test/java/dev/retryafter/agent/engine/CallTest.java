@@ -143,10 +143,11 @@ class CallTest {
         dev.retryafter.agent.testing.VirtualClock clock = new dev.retryafter.agent.testing.VirtualClock();
         VirtualScheduler scheduler = new VirtualScheduler(clock);
         RetryEngine engine = RetryEngine.builder().clock(clock).delays(scheduler).random(() -> 0.5)
-                .policies(PolicyLookup.everyHost(Policy.builder().startRatePerSecond(0.3).build())).build();
+                .policies(PolicyLookup.everyHost(Policy.builder().startRatePerSecond(0.3).windowMillis(600_000).build())).build();
         Call refused = engine.open("portal.example", 443, true);
         refused.turn().join();
-        refused.onResponse(429, "3600");              // an unproven 3600: wait the 300 s ceiling
+        // an unproven 3600: wait the 300 s ceiling (a window of 10 minutes, so the window's end does not come first)
+        refused.onResponse(429, "3600");
         refused.endAttempt();
         long start = clock.millis();
         List<CompletableFuture<Void>> queued = new ArrayList<>();

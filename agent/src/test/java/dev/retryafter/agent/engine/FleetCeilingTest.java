@@ -106,4 +106,84 @@ class FleetCeilingTest {
         long bound = Math.max(POLICY.minSleepMillis(), POLICY.backoffBaseMillis());
         assertTrue(longest <= bound, "no wait longer than a first refusal's backoff: " + longest + " ms");
     }
+
+    /**
+     * Three engines' requests refused together (one refusal, two echoes), then the first engine's
+     * retry, sent once the fleet's wait has ended, refused too: the portal's window is still full.
+     * The streak now counts four, and its backoff (bound 4 s, jittered high here) was cut to
+     * max-sleep, 3 s, which passed the portal's next window; it now ends when the streak is a window
+     * old, by when a limit counted per window has room again.
+     */
+    @Test
+    void aRetryRefusedWithinTheStreaksFirstWindowWaitsNoLongerThanThatWindowsEnd() throws Exception {
+        long start = refuseThreeTogetherThenRetry(900);
+        Call retried = retry;
+        long wait = retried.lastDecision().waitBeforeNextRequest().millis();
+        long windowLeft = start + POLICY.windowMillis() - clock.millis();
+        assertEquals(4, shared.read(KEY).openStreak().get().refusals(), "the setup: four in the fleet's streak");
+        assertTrue(windowLeft > POLICY.minSleepMillis(), "the setup: refused well within the window, " + windowLeft + " ms left");
+        assertEquals(windowLeft, wait, "the wait ends with the streak's first window");
+    }
+
+    /** Once the streak is older than a window, the backoff is the streak count's, as before. */
+    @Test
+    void aRefusalAfterTheStreaksFirstWindowBacksOffByTheStreaksCount() throws Exception {
+        refuseThreeTogetherThenRetry(POLICY.windowMillis() + 100);
+        long wait = retry.lastDecision().waitBeforeNextRequest().millis();
+        assertEquals(POLICY.maxSleepMillis(), wait, "the fourth refusal's backoff, 0.99 of 4 s, cut to max-sleep");
+    }
+
+    private Call retry;
+
+    /** Returns when the streak began; {@link #retry} is the first engine's call, refused again {@code laterMillis} after. */
+    private long refuseThreeTogetherThenRetry(long laterMillis) throws Exception {
+        java.util.List<Call> calls = new java.util.ArrayList<>();
+        for (long seed = 4; seed <= 6; seed++) {
+            RetryEngine engine = RetryEngine.builder().clock(clock).sleeper(clock).random(() -> 0.99)
+                    .policies(PolicyLookup.everyHost(POLICY)).knowledge(shared).build();
+            Call call = engine.open(HOST, 443, true);
+            call.awaitTurn();
+            calls.add(call);
+        }
+        clock.advance(10);
+        long start = clock.millis();
+        for (Call call : calls) {
+            call.onResponse(429, "0");
+            call.endAttempt();
+        }
+        retry = calls.get(0);
+        retry.awaitTurn(); // waits out the fleet's wait, in virtual time
+        clock.advance(Math.max(0, start + laterMillis - clock.millis()));
+        retry.onResponse(429, "0");
+        retry.endAttempt();
+        return start;
+    }
+
+    /**
+     * An unproven 3600 from three engines' burst: max(header, backoff), cut to max-sleep (3 s), which
+     * passed the portal's next window. The header is not obeyed anyway; the wait it was cut to now ends
+     * with the streak's first window.
+     */
+    @Test
+    void anUnprovenHeaderBeyondMaxSleepWaitsNoLongerThanTheStreaksFirstWindow() throws Exception {
+        Call call = a.open(HOST, 443, true);
+        call.awaitTurn();
+        clock.advance(10);
+        call.onResponse(429, "3600");
+        call.endAttempt();
+        Wait wait = call.lastDecision().waitBeforeNextRequest();
+        assertEquals(POLICY.windowMillis(), wait.millis(), "the window's end, not max-sleep: " + wait);
+        assertEquals(Wait.Bound.WINDOW, wait.bound());
+    }
+
+    /** A header within max-sleep from a host not proven truthful is a hint the agent takes, window or not. */
+    @Test
+    void anUnprovenHeaderWithinMaxSleepIsStillTakenAsAHint() throws Exception {
+        Call call = a.open(HOST, 443, true);
+        call.awaitTurn();
+        clock.advance(10);
+        call.onResponse(429, "3");
+        call.endAttempt();
+        assertEquals(3_000, call.lastDecision().waitBeforeNextRequest().millis(), "the header's 3 s, past the window's end");
+    }
 }
