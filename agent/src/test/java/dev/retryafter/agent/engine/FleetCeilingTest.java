@@ -32,11 +32,17 @@ class FleetCeilingTest {
 
     /** One request from {@code engine}, answered {@code status} 10 ms later. */
     void send(RetryEngine engine, int status) throws Exception {
+        answered(engine, status, status == 200 ? null : "0");
+    }
+
+    /** One request, answered 10 ms after it went with {@code status} and {@code retryAfter}. */
+    private Call answered(RetryEngine engine, int status, String retryAfter) throws Exception {
         Call call = engine.open(HOST, 443, true);
         call.awaitTurn();
         clock.advance(10);
-        call.onResponse(status, status == 200 ? null : "0");
+        call.onResponse(status, retryAfter);
         call.endAttempt();
+        return call;
     }
 
     @Test
@@ -166,11 +172,7 @@ class FleetCeilingTest {
      */
     @Test
     void anUnprovenHeaderBeyondMaxSleepWaitsNoLongerThanTheStreaksFirstWindow() throws Exception {
-        Call call = a.open(HOST, 443, true);
-        call.awaitTurn();
-        clock.advance(10);
-        call.onResponse(429, "3600");
-        call.endAttempt();
+        Call call = answered(a, 429, "3600");
         Wait wait = call.lastDecision().waitBeforeNextRequest();
         assertEquals(POLICY.windowMillis(), wait.millis(), "the window's end, not max-sleep: " + wait);
         assertEquals(Wait.Bound.WINDOW, wait.bound());
@@ -179,11 +181,7 @@ class FleetCeilingTest {
     /** A header within max-sleep from a host not proven truthful is a hint the agent takes, window or not. */
     @Test
     void anUnprovenHeaderWithinMaxSleepIsStillTakenAsAHint() throws Exception {
-        Call call = a.open(HOST, 443, true);
-        call.awaitTurn();
-        clock.advance(10);
-        call.onResponse(429, "3");
-        call.endAttempt();
+        Call call = answered(a, 429, "3");
         assertEquals(3_000, call.lastDecision().waitBeforeNextRequest().millis(), "the header's 3 s, past the window's end");
     }
 }
