@@ -90,12 +90,15 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
 
     private void happyPath(StringBuilder md) {
         md.append("## Happy path: throughput\n\n");
-        line(md, "Child JVMs on %s with `%s`; the agent's argument `%s`. %d round(s); each child JVM sends unmeasured "
-                        + "until its JIT has spent under %d ms compiling in the last second (%s), then for %.1f s measured. "
-                        + "Figures are medians over the rounds, with the lowest and highest in brackets; *with / without* "
-                        + "and *added* are taken round by round, each against the other arm's run of that round; without the agent runs first in odd rounds and last in even ones.\n",
+        line(md, "Child JVMs on %s with `%s`; the agent's argument `%s`. %d round(s), each with a new JVM per arm; each "
+                        + "sends unmeasured until its JIT has spent under %d ms compiling in the last second (%s), alone on "
+                        + "the machine, the other arms' JVMs at rest. Then the arms take turns: one unmeasured lap, then %d "
+                        + "measured slices of %.1f s each, the order reversed from lap to lap, so each arm meets the machine "
+                        + "as the others do. Figures are medians over the rounds, with the lowest and highest in brackets; "
+                        + "*with / without* and *added* are taken round by round, each against the other arm's slices of "
+                        + "that round; without the agent starts first in odd rounds and last in even ones.\n",
                 settings.loadJdk(), String.join(" ", HappyPath.JVM_ARGS), CostSettings.LOAD_AGENT_ARGUMENT, settings.rounds(),
-                HappyPathLoad.JIT_QUIET_BUDGET_MILLIS, warmUps(), settings.measureSeconds());
+                HappyPathLoad.JIT_QUIET_BUDGET_MILLIS, warmUps(), settings.slices(), settings.sliceSeconds());
         md.append(HAPPY_HEADER).append('\n');
         md.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         for (HappyPath.Cell c : happy) {
@@ -128,7 +131,7 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
         }
         line(md, "\nWith the fleet store: the agent's argument `%s`, a redis-server of the benchmark's own on loopback, "
                 + "the host never refused (so it is never paced and costs no round trip; the fleet's counts go with "
-                + "the store's background refresh). Each round runs it beside the run with the agent in memory: last in odd rounds, first in even ones.\n",
+                + "the store's background refresh). A third arm of the cell's rounds, taking its turns beside the other two.\n",
                 CostSettings.fleetAgentArgument("redis://127.0.0.1:PORT"));
         md.append(FLEET_HEADER).append('\n');
         md.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
@@ -264,8 +267,8 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
         md.append("- *with / without*: how much of the throughput the agent keeps. *added per request*: how much longer "
                 + "each request took with the agent, from throughput (threads / requests a second); it can read below "
                 + "zero when the noise between two runs is larger than the cost.\n");
-        md.append("- *client CPU per request*: the client JVM's processor time in the measured window (its JIT and "
-                + "collector included) over the requests in it.\n");
+        md.append("- *client CPU per request*: the client JVM's processor time in its measured slices (its JIT and "
+                + "collector included) over the requests in them.\n");
         md.append("- The warm-up waits for the JIT, not a fixed time. While this benchmark was being written, a fixed "
                 + "two seconds had runs measured while the JIT was still compiling on the other processor: a client "
                 + "then spent some half as much processor time again per request, yet often answered faster (probably "

@@ -9,8 +9,10 @@ import java.util.List;
  *
  * @param rounds         happy-path rounds; each runs every cell once without the agent and once with it, in
  *                       turn first and last
- * @param leastWarmUpSeconds per happy-path child JVM, before its measured window; it goes on while the JIT is busy,
+ * @param leastWarmUpSeconds per happy-path child JVM, before its measured slices; it goes on while the JIT is busy,
  *                       up to {@code mostWarmUpSeconds}
+ * @param slices         measured slices per arm and round, the arms of a cell taking turns
+ * @param sliceSeconds   each slice's length
  * @param startUpRuns    measured start-up runs per JDK, client and arm
  * @param startUpWarmUps unmeasured start-up runs per JDK, client and arm first: the OS file cache
  *                       warmed for the agent jar and the client jars alike
@@ -24,7 +26,7 @@ import java.util.List;
  * @param fleetThreads   its thread count
  */
 record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Integer> threads, int rounds,
-                    double leastWarmUpSeconds, double mostWarmUpSeconds, double measureSeconds, List<Jdk> startUpJdks, List<String> startUpClients,
+                    double leastWarmUpSeconds, double mostWarmUpSeconds, int slices, double sliceSeconds, List<Jdk> startUpJdks, List<String> startUpClients,
                     int startUpRuns, int startUpWarmUps, int hosts, int refusedEvery, int busyRequests,
                     long longRunCalls, int refuseEvery, int checkpoints, int stateHosts, int stateRuns,
                     String fleetClient, int fleetThreads) {
@@ -48,16 +50,20 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
     static final int REFUSE_EVERY = 100;
 
     /**
-     * About twenty minutes on two cores, most of it the happy path's 36 child JVMs. Their warm-up is
+     * About half an hour on two cores, most of it the happy path's child JVMs. Their warm-up is
      * where the time goes: sharing two processors with the load and the server, the JIT takes five
      * to twenty seconds to settle, longer with the agent's code to compile too. Cut at seven, most
      * runs with the agent were measured still compiling (29 of 32, and Apache 5 on 4 threads read
      * 69%); cut at fourteen, half of them (12 of 24), and every cell read 85% to 96% on a machine
-     * where, by hand, 20 s of warm-up read 94% to 105% for the same cell.
+     * where, by hand, 20 s of warm-up read 94% to 105% for the same cell. Slices of a quarter of a
+     * second, 40 an arm: at whole runs of 4 s one after another, the JDK client on 4 threads read
+     * from 71% to 131% round by round; at slices of one second, 6 an arm, still 91% to 120%; at
+     * these, three rounds read 90.6% to 91.4% on a machine busy with other tests, and with the
+     * agent in both arms 100.4% to 102.9%.
      */
     static CostSettings full() {
         return new CostSettings("full", Jdk.JAVA_17, List.of(LoopbackClient.JDK, LoopbackClient.APACHE5), List.of(1, 4),
-                4, 4.0, 30.0, 4.0, Jdk.all(), LoopbackClient.ALL, 5, 1, 10_000, REFUSED_EVERY, BUSY_REQUESTS,
+                4, 4.0, 30.0, 40, 0.25, Jdk.all(), LoopbackClient.ALL, 5, 1, 10_000, REFUSED_EVERY, BUSY_REQUESTS,
                 1_000_000, REFUSE_EVERY, 10, 10_000, 5, LoopbackClient.APACHE5, 4);
     }
 
@@ -67,7 +73,7 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
      */
     static CostSettings smoke() {
         return new CostSettings("smoke", Jdk.JAVA_17, List.of(LoopbackClient.JDK, LoopbackClient.APACHE5), List.of(1, 4),
-                1, 0.3, 0.3, 0.7, Jdk.all(), List.of(LoopbackClient.JDK), 1, 0, 1_000, REFUSED_EVERY, BUSY_REQUESTS,
+                1, 0.3, 0.3, 2, 0.35, Jdk.all(), List.of(LoopbackClient.JDK), 1, 0, 1_000, REFUSED_EVERY, BUSY_REQUESTS,
                 100_000, REFUSE_EVERY, 5, 1_000, 3, LoopbackClient.APACHE5, 4);
     }
 }

@@ -16,16 +16,23 @@ import java.util.stream.IntStream;
 
 /**
  * Throughput on the happy path: a {@link HappyPathLoad} child JVM per client, thread count and arm,
- * in rounds. Each round runs every cell's arms back to back, so drift on the machine (other
- * processes, thermal limits) falls on them alike: without the agent first in odd rounds, last in
- * even ones, as a run's place in the sequence was seen to matter as much as the agent (one agent
- * jar read 101.5% of the run without it when run second of three, 94.1% when third). Each figure is then
- * taken pair by pair, and the median over the rounds reported.
+ * in rounds. In each round, a cell's arms start one after another and warm up alone; then they
+ * take turns, one measured slice each, the order reversed from one lap to the next (without, with,
+ * with, without, ...), and each arm's figure is its slices' sum. Whole runs one after another
+ * read the machine at different moments: on this two-processor machine the same JVM read from
+ * 4,600 to 16,000 requests a second within minutes, and a run's place in the sequence was seen to
+ * matter as much as the agent (one agent jar read 101.5% of the run without it when run second of
+ * three, 94.1% when third). Slices a quarter of a second long put each arm on the machine as it
+ * is in that moment. The ratio is taken round by round, and the median over the rounds reported; a new JVM
+ * each round samples what differs from one JVM to the next (its JIT's choices, where its threads run).
  */
 final class HappyPath {
 
     /** Both arms: the same fixed heap, so heap sizing is not a difference between them. */
     static final List<String> JVM_ARGS = List.of("-Xms256m", "-Xmx256m");
+
+    /** Unmeasured laps in a row with every JIT quiet, before the measured ones. */
+    static final int QUIET_LAPS = 3;
 
     private HappyPath() {
     }
@@ -111,7 +118,8 @@ final class HappyPath {
     static void warmUpServer(CostSettings settings, Snapshot snapshot, URI server) throws IOException, InterruptedException {
         if (settings.loadJdk().isAvailable()) {
             int maxThreads = settings.threads().stream().mapToInt(Integer::intValue).max().orElse(1);
-            load(settings, snapshot, server, settings.loadClients().get(0), maxThreads, null);
+            Cell unmeasured = new Cell(settings.loadClients().get(0), maxThreads, new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+            inTurns(settings, snapshot, server, unmeasured, List.of(new Arm(null, unmeasured.without())));
         }
     }
 
@@ -143,9 +151,7 @@ final class HappyPath {
                 if (round % 2 == 0) {
                     Collections.reverse(arms);
                 }
-                for (Arm arm : arms) {
-                    arm.runs().add(load(settings, snapshot, server, cell.client(), cell.threads(), arm.agentArgument()));
-                }
+                inTurns(settings, snapshot, server, cell, arms);
                 Run without = last(cell.without());
                 Run with = last(cell.with());
                 String fleet = cell.withFleet().isEmpty() ? ""
@@ -157,6 +163,78 @@ final class HappyPath {
         return cells;
     }
 
+    /**
+     * One round of a cell: each arm's JVM started and warmed in turn (the others at rest), laps of
+     * slices unmeasured until every JIT is quiet ({@link #settle}), then the measured laps, and each
+     * arm's run added to its list.
+     */
+    private static void inTurns(CostSettings settings, Snapshot snapshot, URI server, Cell cell, List<Arm> arms)
+            throws IOException, InterruptedException {
+        List<ChildJvm.Running> children = new ArrayList<>();
+        try {
+            List<Long> warmUps = new ArrayList<>();
+            for (Arm arm : arms) {
+                ChildJvm.Running child = start(settings, snapshot, server, cell.client(), cell.threads(), arm.agentArgument());
+                children.add(child);
+                String ready = child.awaitLine(HappyPathLoad.READY + " ", Duration.ofSeconds((long) settings.mostWarmUpSeconds() + 60));
+                warmUps.add(ResultLine.of(ready).number("warmUpMillis"));
+            }
+            int asked = settle(settings, children);
+            long[][] sums = new long[arms.size()][3]; // requests, nanos, CPU nanos
+            for (int lap = 0; lap < settings.slices(); lap++) {
+                asked++;
+                for (int k = 0; k < arms.size(); k++) {
+                    int i = lap % 2 == 0 ? k : arms.size() - 1 - k;
+                    ResultLine slice = slice(children.get(i), asked);
+                    sums[i][0] += slice.number("requests");
+                    sums[i][1] += slice.number("nanos");
+                    sums[i][2] += slice.number("cpuNanos");
+                }
+            }
+            for (int i = 0; i < arms.size(); i++) {
+                ChildJvm.Running child = children.get(i);
+                child.send(HappyPathLoad.QUIT);
+                ChildJvm.Result result = child.finish();
+                long total = ResultLine.first(result, HappyPathLoad.RESULT).number("total");
+                boolean agent = arms.get(i).agentArgument() != null;
+                arms.get(i).runs().add(new Run(warmUps.get(i), sums[i][0], sums[i][1], sums[i][2], total,
+                        agent ? ClientChild.agentCounted(result, server) : -1,
+                        result.stderr.contains("knowledge in redis://") && !result.stderr.contains("WARN retry-after-agent")));
+            }
+        } finally {
+            children.forEach(child -> child.process.destroyForcibly());
+        }
+    }
+
+    /**
+     * Unmeasured laps until, in {@value #QUIET_LAPS} laps running, no arm's JIT compiled more than
+     * {@value HappyPathLoad#JIT_QUIET_BUDGET_MILLIS} ms in a slice, or {@code mostWarmUpSeconds} of
+     * laps have passed. An arm's own warm-up judged its JIT quiet over a second, yet a JVM that rested
+     * through the others' warm-ups was seen to compile for over a second of its next few slices,
+     * at a quarter of its later speed. Returns the slices each arm has been asked for.
+     */
+    private static int settle(CostSettings settings, List<ChildJvm.Running> children) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + (long) (settings.mostWarmUpSeconds() * 1e9);
+        int asked = 0;
+        int quietLaps = 0;
+        while (quietLaps < QUIET_LAPS && (asked == 0 || System.nanoTime() < deadline)) {
+            asked++;
+            boolean quiet = true;
+            for (ChildJvm.Running child : children) {
+                quiet &= slice(child, asked).number("jitMillis") <= HappyPathLoad.JIT_QUIET_BUDGET_MILLIS;
+            }
+            quietLaps = quiet ? quietLaps + 1 : 0;
+        }
+        return asked;
+    }
+
+    /** The child's {@code nth} slice, asked for and waited out. */
+    private static ResultLine slice(ChildJvm.Running child, int nth) throws IOException, InterruptedException {
+        child.send(HappyPathLoad.NEXT_SLICE);
+        List<String> lines = child.awaitLines(HappyPathLoad.SLICE + " ", nth, Duration.ofSeconds(120));
+        return ResultLine.of(lines.get(nth - 1));
+    }
+
     /** One arm of a cell: the agent's argument (null for none) and where its runs go. */
     private record Arm(String agentArgument, List<Run> runs) {
     }
@@ -166,23 +244,17 @@ final class HappyPath {
     }
 
     /** {@code agentArgument}: null for the run without the agent. */
-    private static Run load(CostSettings settings, Snapshot snapshot, URI server, String client, int threads,
-                            String agentArgument) throws IOException, InterruptedException {
+    private static ChildJvm.Running start(CostSettings settings, Snapshot snapshot, URI server, String client, int threads,
+                                          String agentArgument) throws IOException {
         ChildJvm jvm = ClientChild.jvm(snapshot, settings.loadJdk(), client);
         JVM_ARGS.forEach(jvm::jvmArg);
-        boolean agent = agentArgument != null;
-        if (agent) {
+        if (agentArgument != null) {
             jvm.jvmArg(snapshot.javaagent(agentArgument));
         }
-        long seconds = (long) Math.ceil(settings.mostWarmUpSeconds() + settings.measureSeconds());
-        ChildJvm.Result child = jvm.timeout(Duration.ofSeconds(seconds + 60))
+        return jvm.timeout(Duration.ofSeconds(60))
                 .main(HappyPathLoad.class.getName(), client, server.toString(), Double.toString(settings.leastWarmUpSeconds()),
-                        Double.toString(settings.mostWarmUpSeconds()), Double.toString(settings.measureSeconds()),
+                        Double.toString(settings.mostWarmUpSeconds()), Double.toString(settings.sliceSeconds()),
                         Integer.toString(threads))
-                .run();
-        ResultLine result = ResultLine.first(child, HappyPathLoad.RESULT);
-        return new Run(result.number("warmUpMillis"), result.number("requests"), result.number("nanos"), result.number("cpuNanos"), result.number("total"),
-                agent ? ClientChild.agentCounted(child, server) : -1,
-                child.stderr.contains("knowledge in redis://") && !child.stderr.contains("WARN retry-after-agent"));
+                .start();
     }
 }

@@ -25,10 +25,11 @@ final class ResultLine {
         if (child.exitCode != 0) {
             throw new AssertionError("the child JVM failed:\n" + child);
         }
-        return child.stdout.lines().filter(line -> line.startsWith(name + " ")).map(ResultLine::parse).toList();
+        return child.stdout.lines().filter(line -> line.startsWith(name + " ")).map(ResultLine::of).toList();
     }
 
-    private static ResultLine parse(String line) {
+    /** One line, as read while the child runs. */
+    static ResultLine of(String line) {
         Map<String, String> values = new LinkedHashMap<>();
         for (String pair : line.split(" ")) {
             int equals = pair.indexOf('=');

@@ -204,19 +204,26 @@ public final class ChildJvm {
 
         /** Waits until the JVM has printed a line starting with {@code prefix}, and returns it. */
         public String awaitLine(String prefix, Duration patience) throws IOException, InterruptedException {
+            return awaitLines(prefix, 1, patience).get(0);
+        }
+
+        /** Waits until the JVM has printed {@code count} lines starting with {@code prefix}, and returns the first {@code count}. */
+        public List<String> awaitLines(String prefix, int count, Duration patience) throws IOException, InterruptedException {
             long deadline = System.nanoTime() + patience.toNanos();
             while (System.nanoTime() < deadline) {
-                for (String line : Files.readAllLines(out)) {
-                    if (line.startsWith(prefix)) {
-                        return line;
-                    }
+                String written = Files.readString(out);
+                // Whole lines only: the last may be half written.
+                List<String> lines = written.substring(0, written.lastIndexOf('\n') + 1).lines()
+                        .filter(line -> line.startsWith(prefix)).toList();
+                if (lines.size() >= count) {
+                    return lines.subList(0, count);
                 }
                 if (!process.isAlive()) {
                     break;
                 }
                 Thread.sleep(50);
             }
-            throw new AssertionError("no line starting with " + prefix + ":\n" + Files.readString(out) + Files.readString(err));
+            throw new AssertionError(count + " lines starting with " + prefix + " expected:\n" + Files.readString(out) + Files.readString(err));
         }
 
         /** What the JVM has written to standard error so far (the agent's log). */
