@@ -92,13 +92,15 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
         md.append("## Happy path: throughput\n\n");
         line(md, "Child JVMs on %s with `%s`; the agent's argument `%s`. %d round(s), each with a new JVM per arm; each "
                         + "sends unmeasured until its JIT has spent under %d ms compiling in the last second (%s), alone on "
-                        + "the machine, the other arms' JVMs at rest. Then the arms take turns: one unmeasured lap, then %d "
-                        + "measured slices of %.1f s each, the order reversed from lap to lap, so each arm meets the machine "
+                        + "the machine, the other arms' JVMs at rest. Then the arms take turns, a slice each: laps unmeasured until "
+                        + "no JIT has compiled over %d ms in a slice for %d laps running, then %d measured slices of %.2f s "
+                        + "each, the order reversed from lap to lap, so each arm meets the machine "
                         + "as the others do. Figures are medians over the rounds, with the lowest and highest in brackets; "
                         + "*with / without* and *added* are taken round by round, each against the other arm's slices of "
                         + "that round; without the agent starts first in odd rounds and last in even ones.\n",
                 settings.loadJdk(), String.join(" ", HappyPath.JVM_ARGS), CostSettings.LOAD_AGENT_ARGUMENT, settings.rounds(),
-                HappyPathLoad.JIT_QUIET_BUDGET_MILLIS, warmUps(), settings.slices(), settings.sliceSeconds());
+                HappyPathLoad.JIT_QUIET_BUDGET_MILLIS, warmUps(), HappyPathLoad.JIT_QUIET_BUDGET_MILLIS, HappyPath.QUIET_LAPS,
+                settings.slices(), settings.sliceSeconds());
         md.append(HAPPY_HEADER).append('\n');
         md.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         for (HappyPath.Cell c : happy) {
@@ -274,10 +276,11 @@ record CostReport(CostSettings settings, ZonedDateTime startedAt, long wallMilli
                 + "then spent some half as much processor time again per request, yet often answered faster (probably "
                 + "because the processors then never went idle between a request and its response), and the agent, "
                 + "with more to compile, came out ahead by up to 12%. Those figures measured the JIT, not the agent.\n");
-        md.append("- *jdk, 4 threads*: the JDK client at 4 threads settles, JVM by JVM, at one of two speeds some 40% "
-                + "apart (about 10,000 and 14,500 requests a second where this was written), with and without the "
-                + "agent; its ratio is then mostly how often each arm landed on the slower, which a few rounds measure "
-                + "only roughly: from one run of this benchmark to the next it has read anywhere from 76% to 130%.\n");
+        md.append("- *jdk, 4 threads*: measured in whole runs one after another, the JDK client at 4 threads read "
+                + "anywhere from 71% to 131% from one round to the next, with and without the agent alike. Taking turns "
+                + "in slices, three rounds by hand on a quiet machine read 98.3% to 103.4%, and with the agent in both "
+                + "arms 100.4% to 102.9%: what is left between rounds is what differs from one JVM to the next, and "
+                + "whatever else shares the machine, which does not slow every arm alike.\n");
         md.append("- *runs the agent governed*: runs in which the agent's exit report counted every request the client "
                 + "made, warm-up included; a run short of that would not have measured the agent.\n");
         md.append("- *start → first response* and *start → main* are read inside the child: the JVM's start time "
