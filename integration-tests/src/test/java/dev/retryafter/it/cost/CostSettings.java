@@ -58,8 +58,8 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
      * where, by hand, 20 s of warm-up read 94% to 105% for the same cell. Slices of a quarter of a
      * second, 40 an arm: at whole runs of 4 s one after another, the JDK client on 4 threads read
      * from 71% to 131% round by round; at slices of one second, 6 an arm, still 91% to 120%; at
-     * these, three rounds read 90.6% to 91.4% on a machine busy with other tests, and with the
-     * agent in both arms 100.4% to 102.9%.
+     * these, three rounds read 98.3% to 103.4% on a quiet machine (90.6% to 91.4% while other
+     * tests shared it), and with the agent in both arms 100.4% to 102.9%.
      */
     static CostSettings full() {
         return new CostSettings("full", Jdk.JAVA_17, List.of(LoopbackClient.JDK, LoopbackClient.APACHE5), List.of(1, 4),

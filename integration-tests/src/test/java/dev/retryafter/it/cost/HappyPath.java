@@ -38,7 +38,7 @@ final class HappyPath {
     }
 
     /**
-     * One child JVM's measured window, and how long its warm-up took. {@code agentCounted} is -1 without
+     * One child JVM's measured slices, summed, and how long its warm-up took. {@code agentCounted} is -1 without
      * the agent; {@code shared}, with the fleet store, that it said so at start and warned of nothing.
      */
     record Run(long warmUpMillis, long requests, long nanos, long cpuNanos, long total, long agentCounted, boolean shared) {
