@@ -258,12 +258,33 @@ class RedisHostKnowledgeTest {
         RedisHostKnowledge a = store(Clock.system(), noRefresh);
         RedisHostKnowledge b = store(Clock.system(), noRefresh);
         for (int i = 0; i < 6; i++) {
-            a.admitted(HOST, 60_000);
+            a.admitted(HOST, 2_000);
         }
         Thread.sleep(20 * RedisHostKnowledge.EARLY_FLUSH_MILLIS); // generous: the trip is asked for at once
-        RedisHostKnowledge.FleetRefusal refusal = b.onRefusal(HOST, 60_000, 0, OptionalLong.empty(), false)
+        RedisHostKnowledge.FleetRefusal refusal = b.onRefusal(HOST, 2_000, 0, OptionalLong.empty(), false)
                 .orElseThrow(AssertionError::new);
         assertEquals(6, refusal.ceiling(), "a's six, though a made no trip of its own and no refresh came");
+    }
+
+    /**
+     * A long window's ceiling can wait for the refresh: its successes ask for no trip of their own, so
+     * a busy host of the default window costs Redis a refresh's trips alone.
+     */
+    @Test
+    void aLongWindowsSuccessesWaitForTheRefresh() throws Exception {
+        RedisHostKnowledge.Options slowRefresh = new RedisHostKnowledge.Options().timeoutMillis(2000).refreshMillis(5_000);
+        long window = 500_000; // an 80th of it is later than the refresh
+        RedisHostKnowledge a = store(Clock.system(), slowRefresh);
+        RedisHostKnowledge b = store(Clock.system(), slowRefresh);
+        for (int i = 0; i < 6; i++) {
+            a.admitted(HOST, window);
+        }
+        Thread.sleep(20 * RedisHostKnowledge.EARLY_FLUSH_MILLIS); // a short window's trip would have gone by now
+        RedisHostKnowledge.FleetRefusal refusal = b.onRefusal(HOST, window, 0, OptionalLong.empty(), false)
+                .orElseThrow(AssertionError::new);
+        assertEquals(0, refusal.ceiling(), "a's six wait for its refresh");
+        assertEquals(RedisHostKnowledge.EARLY_FLUSH_MILLIS, RedisHostKnowledge.earlyFlushMillis(2_000), "a window of 2 s: at once");
+        assertEquals(750, RedisHostKnowledge.earlyFlushMillis(60_000), "the default window: later than the default refresh");
     }
 
     @Test
