@@ -50,7 +50,7 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
     static final int REFUSE_EVERY = 100;
 
     /**
-     * About half an hour on two cores, most of it the happy path's child JVMs. Their warm-up is
+     * About forty minutes on two cores, most of it the happy path's child JVMs. Their warm-up is
      * where the time goes: sharing two processors with the load and the server, the JIT takes five
      * to twenty seconds to settle, longer with the agent's code to compile too. Cut at seven, most
      * runs with the agent were measured still compiling (29 of 32, and Apache 5 on 4 threads read
@@ -59,11 +59,13 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
      * second, 40 an arm: at whole runs of 4 s one after another, the JDK client on 4 threads read
      * from 71% to 131% round by round; at slices of one second, 6 an arm, still 91% to 120%; at
      * these, three rounds read 98.3% to 103.4% on a quiet machine (90.6% to 91.4% while other
-     * tests shared it), and with the agent in both arms 100.4% to 102.9%.
+     * tests shared it), and with the agent in both arms 100.4% to 102.9%. Six rounds, not four: on a
+     * machine whose slices of one JVM spread by 25% to 40% (its processors taken by others), a round's
+     * ratio spread by 5%, and a median of four moved with any one round.
      */
     static CostSettings full() {
         return new CostSettings("full", Jdk.JAVA_17, List.of(LoopbackClient.JDK, LoopbackClient.APACHE5), List.of(1, 4),
-                4, 4.0, 30.0, 40, 0.25, Jdk.all(), LoopbackClient.ALL, 5, 1, 10_000, REFUSED_EVERY, BUSY_REQUESTS,
+                6, 4.0, 30.0, 40, 0.25, Jdk.all(), LoopbackClient.ALL, 5, 1, 10_000, REFUSED_EVERY, BUSY_REQUESTS,
                 1_000_000, REFUSE_EVERY, 10, 10_000, 5, LoopbackClient.APACHE5, 4);
     }
 
