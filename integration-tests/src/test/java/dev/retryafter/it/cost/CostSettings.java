@@ -50,7 +50,7 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
     static final int REFUSE_EVERY = 100;
 
     /**
-     * About forty minutes on two cores, most of it the happy path's child JVMs. Their warm-up is
+     * About half an hour on two cores (31 minutes at six rounds), most of it the happy path's child JVMs. Their warm-up is
      * where the time goes: sharing two processors with the load and the server, the JIT takes five
      * to twenty seconds to settle, longer with the agent's code to compile too. Cut at seven, most
      * runs with the agent were measured still compiling (29 of 32, and Apache 5 on 4 threads read

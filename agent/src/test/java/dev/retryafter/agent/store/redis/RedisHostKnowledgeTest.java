@@ -283,7 +283,7 @@ class RedisHostKnowledgeTest {
         RedisHostKnowledge.FleetRefusal refusal = b.onRefusal(HOST, window, 0, OptionalLong.empty(), false)
                 .orElseThrow(AssertionError::new);
         assertEquals(0, refusal.ceiling(), "a's six wait for its refresh");
-        assertEquals(RedisHostKnowledge.EARLY_FLUSH_MILLIS, RedisHostKnowledge.earlyFlushMillis(2_000), "a window of 2 s: at once");
+        assertEquals(RedisHostKnowledge.EARLY_FLUSH_MILLIS, RedisHostKnowledge.earlyFlushMillis(2_000), "a window of 2 s: within 25 ms");
         assertEquals(750, RedisHostKnowledge.earlyFlushMillis(60_000), "the default window: later than the default refresh");
     }
 
