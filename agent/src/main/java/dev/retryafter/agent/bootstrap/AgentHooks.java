@@ -1,7 +1,10 @@
 package dev.retryafter.agent.bootstrap;
 
+import jdk.internal.vm.annotation.DontInline;
+
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.LambdaForm$DontInline;
 import java.net.URL;
 
 /**
@@ -9,6 +12,12 @@ import java.net.URL;
  * every class can see it, {@code java.net.http}'s own included, and it uses {@code java.base}
  * types only. The agent installs the real dispatcher at start-up; until it does, and whenever a
  * method answers null, the instrumented method runs as it always did.
+ *
+ * <p>Each hook is marked for HotSpot not to inline it (the JDK's own annotation, which it honours
+ * on bootstrap classes; Java 8 knows it by its older name). Inlined, the agent's work behind a hook
+ * became part of the client method that calls it, and made that method too big to be inlined into
+ * its own callers: Apache 5's connection release and acquisition among them, which cost the client
+ * more than the agent's work itself. A call costs a few nanoseconds.
  */
 public final class AgentHooks {
 
@@ -85,16 +94,19 @@ public final class AgentHooks {
         dispatcher = installed;
     }
 
+    @DontInline @LambdaForm$DontInline
     public static Object jdkSend(Object client, Object request, Object bodyHandler) throws IOException, InterruptedException {
         Dispatcher d = dispatcher;
         return d == null ? null : d.jdkSend(client, request, bodyHandler);
     }
 
+    @DontInline @LambdaForm$DontInline
     public static Object jdkSendAsync(Object client, Object request, Object bodyHandler, Object pushPromiseHandler) {
         Dispatcher d = dispatcher;
         return d == null ? null : d.jdkSendAsync(client, request, bodyHandler, pushPromiseHandler);
     }
 
+    @DontInline @LambdaForm$DontInline
     public static Object begin(String scheme, String host, int port, boolean replayable) throws IOException {
         Dispatcher d = dispatcher;
         return d == null ? null : d.begin(scheme, host, port, replayable);
@@ -103,11 +115,13 @@ public final class AgentHooks {
     // The three below run for a call that began while the agent was on; it may have gone off since
     // (a failed start rolls back): then the call ends as the client alone would end it.
 
+    @DontInline @LambdaForm$DontInline
     public static boolean shouldRetry(Object call, int status, String retryAfter) {
         Dispatcher d = dispatcher;
         return d != null && d.shouldRetry(call, status, retryAfter);
     }
 
+    @DontInline @LambdaForm$DontInline
     public static void awaitRetry(Object call) throws IOException {
         Dispatcher d = dispatcher;
         if (d != null) {
@@ -115,6 +129,7 @@ public final class AgentHooks {
         }
     }
 
+    @DontInline @LambdaForm$DontInline
     public static void failed(Object call) {
         Dispatcher d = dispatcher;
         if (d != null) {
@@ -122,6 +137,7 @@ public final class AgentHooks {
         }
     }
 
+    @DontInline @LambdaForm$DontInline
     public static void discardRefused(InputStream body, String abortMethod) {
         Dispatcher d = dispatcher;
         if (d != null) {
@@ -129,6 +145,7 @@ public final class AgentHooks {
         }
     }
 
+    @DontInline @LambdaForm$DontInline
     public static void connectionAcquired(Object holder) {
         Dispatcher d = dispatcher;
         if (d != null) {
@@ -136,6 +153,7 @@ public final class AgentHooks {
         }
     }
 
+    @DontInline @LambdaForm$DontInline
     public static void connectionReleased(Object holder) {
         Dispatcher d = dispatcher;
         if (d != null) {
@@ -143,11 +161,13 @@ public final class AgentHooks {
         }
     }
 
+    @DontInline @LambdaForm$DontInline
     public static Object guardRetryStrategy(Object strategy, Class<?> strategyType) {
         Dispatcher d = dispatcher;
         return d == null || strategy == null ? strategy : d.guardRetryStrategy(strategy, strategyType);
     }
 
+    @DontInline @LambdaForm$DontInline
     public static void urlConnectionConnect(Object connection, URL url, boolean replayable) throws IOException {
         Dispatcher d = dispatcher;
         if (d != null) {
@@ -155,11 +175,13 @@ public final class AgentHooks {
         }
     }
 
+    @DontInline @LambdaForm$DontInline
     public static boolean urlConnectionRefused(Object connection, Object httpClient, URL url, int status, String retryAfter) {
         Dispatcher d = dispatcher;
         return d != null && d.urlConnectionRefused(connection, httpClient, url, status, retryAfter);
     }
 
+    @DontInline @LambdaForm$DontInline
     public static void urlConnectionRedirected(Object connection, URL url) throws IOException {
         Dispatcher d = dispatcher;
         if (d != null) {
@@ -167,6 +189,7 @@ public final class AgentHooks {
         }
     }
 
+    @DontInline @LambdaForm$DontInline
     public static void urlConnectionAwaitRetry(Object connection) throws IOException {
         Dispatcher d = dispatcher;
         if (d != null) {
@@ -174,6 +197,7 @@ public final class AgentHooks {
         }
     }
 
+    @DontInline @LambdaForm$DontInline
     public static void urlConnectionDone(Object connectionOrClient) {
         Dispatcher d = dispatcher;
         if (d != null) {
@@ -181,16 +205,19 @@ public final class AgentHooks {
         }
     }
 
+    @DontInline @LambdaForm$DontInline
     public static Object okhttpBegin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException {
         Dispatcher d = dispatcher;
         return d == null ? null : d.okhttpBegin(okCall, scheme, host, port, replayable);
     }
 
+    @DontInline @LambdaForm$DontInline
     public static boolean okhttpEnqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable) {
         Dispatcher d = dispatcher;
         return d != null && d.okhttpEnqueue(okCall, callback, scheme, host, port, replayable);
     }
 
+    @DontInline @LambdaForm$DontInline
     public static void okhttpAsyncDone(Object okCall) {
         Dispatcher d = dispatcher;
         if (d != null) {
@@ -198,6 +225,7 @@ public final class AgentHooks {
         }
     }
 
+    @DontInline @LambdaForm$DontInline
     public static boolean isGovernedRefusal(int status) {
         Dispatcher d = dispatcher;
         return d != null && d.isGovernedRefusal(status);

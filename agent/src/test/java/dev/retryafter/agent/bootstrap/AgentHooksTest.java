@@ -1,7 +1,22 @@
 package dev.retryafter.agent.bootstrap;
 
+import net.bytebuddy.jar.asm.AnnotationVisitor;
+import net.bytebuddy.jar.asm.ClassReader;
+import net.bytebuddy.jar.asm.ClassVisitor;
+import net.bytebuddy.jar.asm.MethodVisitor;
+import net.bytebuddy.jar.asm.Opcodes;
 import org.junit.jupiter.api.Test;
 
+import java.io.InputStream;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
@@ -19,5 +34,42 @@ class AgentHooksTest {
         AgentHooks.discardRefused(null, "abort");
         AgentHooks.connectionAcquired(new Object());
         AgentHooks.connectionReleased(new Object());
+    }
+
+    /**
+     * Every hook a client method calls carries both names of HotSpot's "do not inline" annotation, as
+     * the class file has them (reflection would have to load the JDK's internal annotation type).
+     */
+    @Test
+    void noHookIsInlinedIntoTheClientMethodThatCallsIt() throws Exception {
+        Map<String, Set<String>> annotations = new HashMap<>();
+        try (InputStream in = AgentHooks.class.getResourceAsStream("AgentHooks.class")) {
+            new ClassReader(in).accept(new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+                    Set<String> found = annotations.computeIfAbsent(name, n -> new HashSet<>());
+                    return new MethodVisitor(Opcodes.ASM9) {
+                        @Override
+                        public AnnotationVisitor visitAnnotation(String type, boolean visible) {
+                            if (visible) {
+                                found.add(type);
+                            }
+                            return null;
+                        }
+                    };
+                }
+            }, ClassReader.SKIP_CODE);
+        }
+        Set<String> unmarked = new TreeSet<>();
+        for (Method hook : AgentHooks.class.getDeclaredMethods()) {
+            boolean calledByClients = Modifier.isPublic(hook.getModifiers()) && Modifier.isStatic(hook.getModifiers())
+                    && !hook.getName().equals("install");
+            Set<String> found = annotations.get(hook.getName());
+            if (calledByClients && !(found.contains("Ljdk/internal/vm/annotation/DontInline;")
+                    && found.contains("Ljava/lang/invoke/LambdaForm$DontInline;"))) {
+                unmarked.add(hook.getName());
+            }
+        }
+        assertEquals(new TreeSet<String>(), unmarked, "hooks HotSpot may inline into client methods");
     }
 }
