@@ -12,6 +12,7 @@ import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.ClientInstrumentation;
+import dev.retryafter.agent.instrument.SelfGuardedStrategies;
 import dev.retryafter.agent.instrument.UngovernedClients;
 import dev.retryafter.agent.jmx.ManagementBeans;
 import dev.retryafter.agent.store.redis.FleetStores;
@@ -65,7 +66,8 @@ final class AgentInstaller {
         // Made now, registered only at the first governed request: see ManagementBeans.
         ManagementBeans beans = new ManagementBeans(engine, governing, RetryAfterAgent.version(), config.source(),
                 System.currentTimeMillis(), log);
-        AgentHooks.install(new HookDispatcher(engine, depth, governing, new Runnable() {
+        SelfGuardedStrategies selfGuarded = new SelfGuardedStrategies();
+        AgentHooks.install(new HookDispatcher(engine, depth, governing, selfGuarded, new Runnable() {
             @Override
             public void run() {
                 beans.firstUse();
@@ -75,7 +77,7 @@ final class AgentInstaller {
         try {
             // The default place going unused is said at debug level only: nobody asked for it.
             final boolean chosen = config.classCache() != null;
-            ClientInstrumentation.install(instrumentation, AgentInstaller.class.getClassLoader(), ungoverned,
+            ClientInstrumentation.install(instrumentation, AgentInstaller.class.getClassLoader(), ungoverned, selfGuarded,
                     classCacheDirectory(config), new Consumer<String>() {
                         @Override
                         public void accept(String why) {

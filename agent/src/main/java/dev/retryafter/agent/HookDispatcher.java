@@ -8,6 +8,7 @@ import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.ConnectionLeases;
 import dev.retryafter.agent.instrument.JdkClientHooks;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
+import dev.retryafter.agent.instrument.SelfGuardedStrategies;
 import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
 import dev.retryafter.agent.instrument.urlconnection.UrlConnectionExchanges;
 
@@ -37,17 +38,20 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     private final OkHttpCalls okhttp;
     private final GoverningSwitch governing;
     private final Runnable firstUse;
+    private final SelfGuardedStrategies selfGuarded;
 
     HookDispatcher(RetryEngine engine, CallDepth depth) {
-        this(engine, depth, new GoverningSwitch(), () -> { });
+        this(engine, depth, new GoverningSwitch(), new SelfGuardedStrategies(), () -> { });
     }
 
     /**
      * {@code governing} off: each new call gets the hooks' "not governed" answer. {@code firstUse} runs
      * at each governed call's start; it must be cheap after its first run, and never throw.
      */
-    HookDispatcher(RetryEngine engine, CallDepth depth, GoverningSwitch governing, Runnable firstUse) {
+    HookDispatcher(RetryEngine engine, CallDepth depth, GoverningSwitch governing, SelfGuardedStrategies selfGuarded,
+                   Runnable firstUse) {
         this.governing = governing;
+        this.selfGuarded = selfGuarded;
         this.firstUse = firstUse;
         this.jdk = JdkClientHooks.create(engine, depth);
         this.leases = new ConnectionLeases();
@@ -149,7 +153,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     @Override
     public Object guardRetryStrategy(Object strategy, Class<?> strategyType) {
         try {
-            return RetryStrategyGuard.guard(strategy, strategyType, depth);
+            return selfGuarded.covers(strategy.getClass()) ? strategy : RetryStrategyGuard.guard(strategy, strategyType, depth);
         } catch (Throwable t) {
             AgentLog.failure("guarding a retry strategy", t);
             return strategy;
@@ -215,7 +219,12 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
 
     @Override
     public boolean isGovernedRefusal(int status) {
-        Call call = depth.current();
-        return call != null && call.answersRefusal(status);
+        try {
+            Call call = depth.current();
+            return call != null && call.answersRefusal(status);
+        } catch (Throwable t) {
+            AgentLog.failure("reading a status for a retry strategy", t);
+            return false; // the client's own retry decides, as without the agent
+        }
     }
 }

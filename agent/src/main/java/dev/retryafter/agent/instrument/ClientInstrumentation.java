@@ -38,13 +38,16 @@ public final class ClientInstrumentation implements ClassFileTransformer {
     private final ClassLoader agentLoader;
     private final UngovernedClients ungoverned;
     private final ClassCache cache;
+    private final SelfGuardedStrategies selfGuarded;
     /** Byte Buddy, made at the first class changed: a run whose classes all come from the cache never loads it. */
     private volatile AdviceWeaver weaver;
 
-    private ClientInstrumentation(ClassLoader agentLoader, UngovernedClients ungoverned, ClassCache cache) {
+    private ClientInstrumentation(ClassLoader agentLoader, UngovernedClients ungoverned, ClassCache cache,
+                                  SelfGuardedStrategies selfGuarded) {
         this.agentLoader = agentLoader;
         this.ungoverned = ungoverned;
         this.cache = cache;
+        this.selfGuarded = selfGuarded;
         add(new Target("jdk.internal.net.http.HttpClientFacade")
                 .advise("send/2", "jdk.SendAdvice")
                 .advise("sendAsync/2", "jdk.SendAsyncAdvice")
@@ -57,6 +60,9 @@ public final class ClientInstrumentation implements ClassFileTransformer {
                 .advise("acquireEndpoint", "apache5.ExecRuntimeAdvice$Acquired")
                 .advise("releaseEndpoint discardEndpoint", "apache5.ExecRuntimeAdvice$Released"));
         add(new Target("org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec").advise("<init>/1", "apache5.RetryStrategyAdvice"));
+        // The default strategy answers for itself: asked about every response, it is not worth a reflective guard.
+        add(new Target("org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy")
+                .advise("retryRequest/3", "apache5.DefaultRetryStrategyAdvice").guardsItself());
         for (String client : new String[] {"InternalHttpClient", "MinimalHttpClient", "AbstractHttpClient"}) {
             add(new Target("org.apache.http.impl.client." + client).advise("doExecute/3", "apache4.ExecuteAdvice"));
         }
@@ -89,8 +95,10 @@ public final class ClientInstrumentation implements ClassFileTransformer {
      * (null: no cache). A cache that cannot be used is said in {@code cacheUnusable}, and classes are changed afresh.
      */
     public static void install(Instrumentation instrumentation, ClassLoader agentLoader, UngovernedClients ungoverned,
-                               Path cacheDirectory, Consumer<String> cacheUnusable) throws UnmodifiableClassException {
-        install(instrumentation, agentLoader, ungoverned, cacheDirectory == null ? null : ClassCache.open(cacheDirectory, cacheUnusable));
+                               SelfGuardedStrategies selfGuarded, Path cacheDirectory, Consumer<String> cacheUnusable)
+            throws UnmodifiableClassException {
+        install(instrumentation, new ClientInstrumentation(agentLoader, ungoverned,
+                cacheDirectory == null ? null : ClassCache.open(cacheDirectory, cacheUnusable), selfGuarded));
     }
 
     /** {@code $XDG_CACHE_HOME/retry-after-agent/classes}, else {@code ~/.cache/retry-after-agent/classes}. */
@@ -98,9 +106,7 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         return ClassCache.defaultDirectory(xdgCacheHome, userHome);
     }
 
-    private static void install(Instrumentation instrumentation, ClassLoader agentLoader, UngovernedClients ungoverned,
-                                ClassCache cache) throws UnmodifiableClassException {
-        ClientInstrumentation transformer = new ClientInstrumentation(agentLoader, ungoverned, cache);
+    private static void install(Instrumentation instrumentation, ClientInstrumentation transformer) throws UnmodifiableClassException {
         instrumentation.addTransformer(transformer, true);
         try {
             retransformLoaded(instrumentation, transformer);
@@ -141,18 +147,25 @@ public final class ClientInstrumentation implements ClassFileTransformer {
             byte[] cached = cache == null ? null : cache.find(internalName, bytes, adviceKey);
             if (cached != null) {
                 AgentLog.logger().debug("instrumented {} (from the class cache)", target.className);
-                return cached;
+                return changed(target, loader, cached);
             }
             byte[] transformed = weaver().weave(target.className, bytes, loader, target.methods, target.advice);
             AgentLog.logger().debug("instrumented {}", target.className);
             if (cache != null) {
                 store(internalName, bytes, adviceKey, transformed);
             }
-            return transformed;
+            return changed(target, loader, transformed);
         } catch (Throwable t) {
             AgentLog.failure("instrumenting " + target.className, t); // the class stays as it was
             return null;
         }
+    }
+
+    private byte[] changed(Target target, ClassLoader loader, byte[] bytes) {
+        if (target.guardsItself) {
+            selfGuarded.changed(loader, target.className);
+        }
+        return bytes;
     }
 
     private void store(String internalName, byte[] bytes, long adviceKey, byte[] transformed) {
@@ -179,14 +192,14 @@ public final class ClientInstrumentation implements ClassFileTransformer {
 
     /** For tests, without registering anything. */
     static ClientInstrumentation forTests(ClassLoader agentLoader) {
-        return new ClientInstrumentation(agentLoader, new UngovernedClients(), null);
+        return new ClientInstrumentation(agentLoader, new UngovernedClients(), null, new SelfGuardedStrategies());
     }
 
     /** For tests: changes classes as installed with a cache in {@code directory}. */
     static ClientInstrumentation forTests(ClassLoader agentLoader, Path directory) {
         return new ClientInstrumentation(agentLoader, new UngovernedClients(), ClassCache.open(directory, why -> {
             throw new IllegalStateException(why);
-        }));
+        }), new SelfGuardedStrategies());
     }
 
     /** The class names matched, for tests. */
@@ -212,6 +225,8 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         final String className;
         final List<String> methods = new ArrayList<>();
         final List<String> advice = new ArrayList<>();
+        /** A retry strategy whose advice answers for it: see {@link SelfGuardedStrategies}. */
+        boolean guardsItself;
         private volatile Long adviceKey;
 
         Target(String className) {
@@ -221,6 +236,11 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         Target advise(String method, String adviceClass) {
             methods.add(method);
             advice.add(ADVICE + adviceClass);
+            return this;
+        }
+
+        Target guardsItself() {
+            guardsItself = true;
             return this;
         }
 

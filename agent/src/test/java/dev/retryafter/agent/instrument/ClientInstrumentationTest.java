@@ -40,6 +40,7 @@ class ClientInstrumentationTest {
             "org.apache.hc.client5.http.impl.classic.InternalHttpClient",
             "org.apache.hc.client5.http.impl.classic.MinimalHttpClient",
             "org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec",
+            "org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy",
             "org.apache.hc.client5.http.impl.classic.InternalExecRuntime",
             "okhttp3.internal.http.RetryAndFollowUpInterceptor",
             "okhttp3.internal.connection.RealCall",
@@ -77,7 +78,7 @@ class ClientInstrumentationTest {
         assertTrue(instrumentation.classNames().contains("jdk.internal.net.http.HttpClientFacade"));
         assertTrue(instrumentation.classNames().contains("sun.net.www.protocol.http.HttpURLConnection"));
         assertTrue(instrumentation.classNames().contains("okhttp3.RealCall"), "OkHttp 3.x");
-        assertEquals(18, instrumentation.classNames().size());
+        assertEquals(19, instrumentation.classNames().size());
     }
 
     private static java.util.Set<String> members(Class<?> type) {

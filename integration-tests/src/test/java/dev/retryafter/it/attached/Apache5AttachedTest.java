@@ -2,9 +2,12 @@ package dev.retryafter.it.attached;
 
 import dev.retryafter.it.harness.ScriptedServer;
 import dev.retryafter.it.harness.ScriptedServer.Reply;
+import org.apache.hc.client5.http.HttpRequestRetryStrategy;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
@@ -14,12 +17,15 @@ import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;
 import java.io.InterruptedIOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Apache HttpClient 5 classic in this very JVM, which runs with the built agent attached; and what is its own. */
@@ -135,5 +141,23 @@ class Apache5AttachedTest extends AbstractClientSuite {
             // The count is the verdict (each wait of Apache's beneath comes with a resend); the time only rules out an hour.
             assertTrue(System.nanoTime() - start < 600_000_000_000L, "no hour asleep beneath");
         }
+    }
+
+    /**
+     * The default strategy, asked about every response, answers for itself (the test above is its
+     * behaviour) and has no reflective guard in front; a subclass of it, which may answer otherwise, has one.
+     */
+    @Test
+    void apache5sDefaultStrategyHasNoGuardInFront() throws Exception {
+        HttpRequestRetryStrategy plain = DefaultHttpRequestRetryStrategy.INSTANCE;
+        HttpRequestRetryStrategy subclass = new DefaultHttpRequestRetryStrategy() { };
+        assertSame(plain, strategyOf(new HttpRequestRetryExec(plain)));
+        assertTrue(Proxy.isProxyClass(strategyOf(new HttpRequestRetryExec(subclass)).getClass()), "a subclass is guarded");
+    }
+
+    private static Object strategyOf(HttpRequestRetryExec exec) throws ReflectiveOperationException {
+        Field strategy = HttpRequestRetryExec.class.getDeclaredField("retryStrategy");
+        strategy.setAccessible(true);
+        return strategy.get(exec);
     }
 }
