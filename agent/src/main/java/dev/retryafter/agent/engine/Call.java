@@ -78,14 +78,19 @@ public final class Call {
             observeTurn();
             return;
         }
-        failIfHeld(current);
-        CompletableFuture<Void> permit = acquirePermit(current);
+        // One reading of the clock until something waits: the happy path reads it twice in all, here and at the response.
+        long now = engine.now();
+        failIfHeld(current, now);
+        CompletableFuture<Void> permit = acquirePermit(current, now);
         HostState state = host;
         try {
-            state.permits().await(permit);
+            if (!permit.isDone()) {
+                state.permits().await(permit);
+                now = engine.now();
+            }
             onPermitGranted();
             for (boolean booked = false; ; booked = true) {
-                TurnStep step = TurnStep.next(state, booked, engine.now());
+                TurnStep step = TurnStep.next(state, booked, now);
                 if (step.kind == TurnStep.Kind.GO) {
                     break;
                 }
@@ -93,15 +98,16 @@ public final class Call {
                     engine.listener.onHeldRequest(state, step.held);
                     throw step.held;
                 }
-                long start = engine.now();
+                long start = now;
                 try {
                     engine.sleeper.sleep(step.waitMillis);
                 } finally {
-                    state.onWaited(step.waitMillis, engine.now() - start);
+                    now = engine.now();
+                    state.onWaited(step.waitMillis, now - start);
                 }
                 failIfAbandoned();
             }
-            markSent();
+            markSent(now);
         } catch (InterruptedException e) {
             releasePermit();
             Thread.currentThread().interrupt();
@@ -127,8 +133,9 @@ public final class Call {
                 observeTurn();
                 return Futures.DONE;
             }
-            failIfHeld(current);
-            CompletableFuture<Void> permit = acquirePermit(current);
+            long now = engine.now();
+            failIfHeld(current, now);
+            CompletableFuture<Void> permit = acquirePermit(current, now);
             pendingPermit = permit;
             if (phase == ABANDONED) {
                 permit.cancel(false); // abandon() may have looked before pendingPermit was set
@@ -168,11 +175,12 @@ public final class Call {
         HostState state = host;
         try {
             onPermitGranted();
-            ObservedTurn turn = state.observeTurn(engine.now(), permit == HostPermits.GRANTED_OVER_CAP);
+            long now = engine.now();
+            ObservedTurn turn = state.observeTurn(now, permit == HostPermits.GRANTED_OVER_CAP);
             if (turn.changesAnything()) {
                 engine.listener.onObservedTurn(state, turn);
             }
-            markSent();
+            markSent(now);
         } catch (RuntimeException | Error e) {
             releasePermit();
             throw e;
@@ -181,15 +189,16 @@ public final class Call {
 
     /** Drives the turn from here on: each wait is a delay, with no thread asleep. */
     private CompletableFuture<Void> steps(HostState state, boolean booked) {
-        TurnStep step = TurnStep.next(state, booked, engine.now());
+        long now = engine.now();
+        TurnStep step = TurnStep.next(state, booked, now);
         switch (step.kind) {
             case GO:
-                markSent();
+                markSent(now);
                 return Futures.DONE;
             case HELD:
                 return Futures.failed(step.held);
             default:
-                long start = engine.now();
+                long start = now;
                 CompletableFuture<Void> delay = engine.delays.after(step.waitMillis);
                 pendingDelay = delay;
                 if (phase == ABANDONED) {
@@ -317,13 +326,13 @@ public final class Call {
 
     /**
      * A permit from the live state of this call's host, {@code found} if still live; a state the
-     * store retired meanwhile gives none, so look again.
+     * store retired meanwhile gives none, so look again. {@code now} is when the turn began.
      */
-    private CompletableFuture<Void> acquirePermit(HostState found) {
+    private CompletableFuture<Void> acquirePermit(HostState found, long now) {
         for (HostState state = found; ; state = engine.stateOf(key, hostName, port)) {
             CompletableFuture<Void> permit = state.permits().acquire();
             if (permit != null) {
-                state.touch(engine.now());
+                state.touch(now);
                 host = state;
                 return permit;
             }
@@ -349,8 +358,8 @@ public final class Call {
         failIfAbandoned();
     }
 
-    private void failIfHeld(HostState state) throws HostHeldException {
-        HostHeldException held = state.heldException(engine.now());
+    private void failIfHeld(HostState state, long now) throws HostHeldException {
+        HostHeldException held = state.heldException(now);
         if (held != null) {
             engine.listener.onHeldRequest(state, held);
             throw held;
@@ -358,11 +367,11 @@ public final class Call {
     }
 
     /** Goes, unless abandoned: an abandoned turn gave its permit back and must not complete normally. */
-    private void markSent() {
+    private void markSent(long now) {
         if (!PHASE.compareAndSet(this, WAITING, SENT)) {
             throw new CancellationException("the call was abandoned");
         }
-        sentAt = engine.now();
+        sentAt = now;
         host.onSent(sentAt);
     }
 
