@@ -85,6 +85,12 @@ public final class AgentHooks {
         boolean isGovernedRefusal(int status);
     }
 
+    /**
+     * No status below this is a refusal: a policy names 4xx and 5xx statuses only. Advice reads a
+     * response's {@code Retry-After} only from here up; a success's header is never looked for.
+     */
+    public static final int LOWEST_REFUSAL = 400;
+
     private static volatile Dispatcher dispatcher;
 
     private AgentHooks() {

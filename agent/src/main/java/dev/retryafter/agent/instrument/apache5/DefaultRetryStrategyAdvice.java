@@ -14,9 +14,9 @@ public final class DefaultRetryStrategyAdvice {
     private DefaultRetryStrategyAdvice() {
     }
 
-    /** A success is never a refusal (a policy names 4xx and 5xx statuses only): most answers cost no call into the agent. */
+    /** A success is never a refusal: most answers cost no call into the agent. */
     @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
     static boolean enter(@Advice.Argument(0) HttpResponse response) {
-        return response != null && response.getCode() >= 400 && AgentHooks.isGovernedRefusal(response.getCode());
+        return response != null && response.getCode() >= AgentHooks.LOWEST_REFUSAL && AgentHooks.isGovernedRefusal(response.getCode());
     }
 }

@@ -55,8 +55,9 @@ public final class ExecuteAdvice {
             AgentHooks.failed(call);
             return false;
         }
-        Header retryAfter = response.getFirstHeader("Retry-After");
-        if (!AgentHooks.shouldRetry(call, response.getCode(), retryAfter == null ? null : retryAfter.getValue())) {
+        int status = response.getCode();
+        Header retryAfter = status >= AgentHooks.LOWEST_REFUSAL ? response.getFirstHeader("Retry-After") : null;
+        if (!AgentHooks.shouldRetry(call, status, retryAfter == null ? null : retryAfter.getValue())) {
             return false;
         }
         try {

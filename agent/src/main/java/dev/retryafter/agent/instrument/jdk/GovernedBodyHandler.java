@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument.jdk;
 
 import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.engine.Call;
 
 import java.net.http.HttpResponse.BodyHandler;
@@ -27,7 +28,8 @@ final class GovernedBodyHandler<T> implements BodyHandler<T> {
     public BodySubscriber<T> apply(ResponseInfo info) {
         boolean retry = false;
         try {
-            retry = call.onResponse(info.statusCode(), info.headers().firstValue("Retry-After").orElse(null));
+            int status = info.statusCode();
+            retry = call.onResponse(status, status >= AgentHooks.LOWEST_REFUSAL ? info.headers().firstValue("Retry-After").orElse(null) : null);
         } catch (RuntimeException e) {
             AgentLog.failure("deciding on a java.net.http response", e);
         }

@@ -42,7 +42,8 @@ public final class InterceptAdvice {
             AgentHooks.failed(call);
             return false;
         }
-        if (!AgentHooks.shouldRetry(call, response.code(), response.header("Retry-After"))) {
+        int status = response.code();
+        if (!AgentHooks.shouldRetry(call, status, status >= AgentHooks.LOWEST_REFUSAL ? response.header("Retry-After") : null)) {
             return false;
         }
         try {

@@ -34,8 +34,9 @@ public final class ResponseAdvice {
             AgentHooks.urlConnectionRedirected(connection, connection.getURL());
             return;
         }
-        if (!AgentHooks.urlConnectionRefused(connection, http, connection.getURL(), connection.getResponseCode(),
-                connection.getHeaderField("Retry-After"))) {
+        int status = connection.getResponseCode();
+        if (!AgentHooks.urlConnectionRefused(connection, http, connection.getURL(), status,
+                status >= AgentHooks.LOWEST_REFUSAL ? connection.getHeaderField("Retry-After") : null)) {
             return;
         }
         InputStream refused = body;
