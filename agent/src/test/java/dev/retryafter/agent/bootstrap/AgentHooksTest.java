@@ -5,6 +5,7 @@ import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
 import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
+import dev.retryafter.agent.engine.Policy;
 import org.junit.jupiter.api.Test;
 
 import java.io.InputStream;
@@ -19,6 +20,7 @@ import java.util.TreeSet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** With no dispatcher (the agent never started, or a failed start rolled back), every hook means "as the client alone would". */
 class AgentHooksTest {
@@ -71,5 +73,12 @@ class AgentHooksTest {
             }
         }
         assertEquals(new TreeSet<String>(), unmarked, "hooks HotSpot may inline into client methods");
+    }
+
+    /** Advice reads no Retry-After below {@link AgentHooks#LOWEST_REFUSAL}: that holds only while no policy may name such a status. */
+    @Test
+    void noPolicyNamesARefusalBelowTheLowestTheAdviceLooksAt() {
+        assertThrows(Policy.InvalidSetting.class, () -> Policy.builder().retryStatuses(AgentHooks.LOWEST_REFUSAL - 1).build());
+        Policy.builder().retryStatuses(AgentHooks.LOWEST_REFUSAL).build();
     }
 }
