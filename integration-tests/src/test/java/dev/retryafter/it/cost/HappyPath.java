@@ -95,6 +95,11 @@ final class HappyPath {
             return pairs(with, run -> threads * 1e6 / run.perSecond(), (with, without) -> with - without);
         }
 
+        /** The processor time each request took more with the agent (the whole JVM's), round by round. */
+        List<Double> addedCpuMicros() {
+            return pairs(with, Run::cpuMicrosPerRequest, (with, without) -> with - without);
+        }
+
         List<Double> perSecond(List<Run> arm) {
             return arm.stream().map(Run::perSecond).toList();
         }
