@@ -9,7 +9,6 @@ import dev.retryafter.agent.instrument.ConnectionLeases;
 import dev.retryafter.agent.instrument.JdkClientHooks;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
-import dev.retryafter.agent.instrument.apache5.Apache5Execute;
 import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
 import dev.retryafter.agent.instrument.urlconnection.UrlConnectionExchanges;
 
@@ -21,19 +20,18 @@ import java.net.URL;
  * The agent's side of {@link AgentHooks}: casts back to the types the hooks could not name, and routes;
  * {@code java.net.http} through {@link JdkClientHooks}, which only Java 11 and later load.
  *
- * <p>The boundary for the Apache 4 hooks and the connection hooks: nothing of the application's runs
- * beneath them, so any Throwable that reaches here is the agent's own. It is logged once per hook,
- * and the client goes on as it would without the agent; only the agent's deliberate answers (an
- * {@link IOException}: a held host, an interrupted wait) pass. The {@code java.net.http}, HttpClient 5,
- * {@code HttpURLConnection} and OkHttp hooks run the application's code or the client itself beneath
- * them, so their adapters keep their own, narrower boundary.
+ * <p>The boundary for the Apache hooks: nothing of the application's runs beneath them, so any
+ * Throwable that reaches here is the agent's own. It is logged once per hook, and the client goes on
+ * as it would without the agent; only the agent's deliberate answers (an {@link IOException}: a held
+ * host, an interrupted wait) pass. The {@code java.net.http}, {@code HttpURLConnection} and OkHttp hooks
+ * run the application's code or the client itself beneath them, so their adapters keep their own,
+ * narrower boundary.
  */
 final class HookDispatcher implements AgentHooks.Dispatcher {
 
     /** Null before Java 11: no java.net.http there, and nothing of it is loaded. */
     private final JdkClientHooks jdk;
     private final BlockingRetryLoop loop;
-    private final Apache5Execute apache5;
     private final CallDepth depth;
     private final ConnectionLeases leases;
     private final UrlConnectionExchanges urlConnections;
@@ -58,7 +56,6 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
         this.jdk = JdkClientHooks.create(engine, depth);
         this.leases = new ConnectionLeases();
         this.loop = new BlockingRetryLoop(engine, depth, leases);
-        this.apache5 = new Apache5Execute(loop, depth);
         this.depth = depth;
         this.urlConnections = new UrlConnectionExchanges(engine, depth);
         this.okhttp = new OkHttpCalls(engine, depth, loop);
@@ -78,15 +75,6 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
             return null;
         }
         return jdk.sendAsync(client, request, bodyHandler, pushPromiseHandler);
-    }
-
-    @Override
-    public Object apache5Execute(Object client, Class<?> declaring, Object target, Object request, Object context)
-            throws IOException {
-        if (!governs()) {
-            return null;
-        }
-        return apache5.execute(client, declaring, target, request, context);
     }
 
     @Override

@@ -30,13 +30,7 @@ public final class AgentHooks {
         /** {@code HttpClient.sendAsync}: a future of the final response, or null to run the original. */
         Object jdkSendAsync(Object client, Object request, Object bodyHandler, Object pushPromiseHandler);
 
-        /**
-         * HttpClient 5 classic {@code doExecute} of {@code client}, declared by {@code declaring}: the
-         * final response, the agent's loop run around that same method, or null to run the original.
-         */
-        Object apache5Execute(Object client, Class<?> declaring, Object target, Object request, Object context) throws IOException;
-
-        /** Apache 4 {@code doExecute} begins: a call to pass back below once the turn is granted, or null when not governed. */
+        /** Apache {@code doExecute} begins: a call to pass back below once the turn is granted, or null when not governed. */
         Object begin(String scheme, String host, int port, boolean replayable) throws IOException;
 
         /** The attempt's response: true when the caller must discard it and send again. */
@@ -116,13 +110,6 @@ public final class AgentHooks {
     public static Object jdkSendAsync(Object client, Object request, Object bodyHandler, Object pushPromiseHandler) {
         Dispatcher d = dispatcher;
         return d == null ? null : d.jdkSendAsync(client, request, bodyHandler, pushPromiseHandler);
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static Object apache5Execute(Object client, Class<?> declaring, Object target, Object request, Object context)
-            throws IOException {
-        Dispatcher d = dispatcher;
-        return d == null ? null : d.apache5Execute(client, declaring, target, request, context);
     }
 
     @DontInline @LambdaForm$DontInline

@@ -10,10 +10,10 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 
 /**
- * The steps of the blocking retry loop, for the clients whose loop is the advice's {@code repeatOn}
- * (Apache 4, OkHttp: the method body runs again while {@link #shouldRetry} says so) and for
- * HttpClient 5's, which runs outside the client's method ({@code apache5.Apache5Execute}). The
- * caller turns the client's types into a status and a header, and calls these.
+ * The steps of the retry loop that Apache advice runs inside {@code doExecute}, for both major
+ * versions: the advice turns Apache types into a status and a header, and calls these. The loop
+ * itself is the advice's {@code repeatOn}: the method body runs again while {@link #shouldRetry}
+ * says so.
  *
  * <p>No application code runs inside these steps, only the engine and its listener: any Throwable
  * they throw is the agent's own, is logged once per step, and the call goes on as the client alone
@@ -63,22 +63,17 @@ public final class BlockingRetryLoop {
             endAttempt(call);
             leases.attemptEnded();
         } else {
-            handOver(call);
+            depth.restore(null);
+            try {
+                if (!leases.handOver()) {
+                    call.endAttempt();
+                }
+            } catch (Throwable t) {
+                AgentLog.failure("handing a response over", t);
+                endAttempt(call);
+            }
         }
         return retry;
-    }
-
-    /** The response goes to the application, and the attempt's permit with it, until its connection goes back. */
-    public void handOver(Call call) {
-        depth.restore(null);
-        try {
-            if (!leases.handOver()) {
-                call.endAttempt();
-            }
-        } catch (Throwable t) {
-            AgentLog.failure("handing a response over", t);
-            endAttempt(call);
-        }
     }
 
     /** A refused response's body, before the retry: true when it was read to its end and its connection may be reused. */

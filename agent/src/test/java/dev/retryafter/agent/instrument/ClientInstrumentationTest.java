@@ -4,9 +4,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayInputStream;
-import java.io.DataInputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Method;
 
@@ -60,67 +57,6 @@ class ClientInstrumentationTest {
         assertEquals(members(unchanged), members(defined), "no new member, none lost: retransformation allows nothing else");
         // Initialising links the class, which runs the verifier over every method, the advised ones included.
         Class.forName(className, true, defined.getClassLoader());
-    }
-
-    /**
-     * HotSpot inlines a hot method of up to {@value #HOT_INLINE_BYTES} bytes of bytecode into its caller
-     * ({@code -XX:FreqInlineSize}'s default). HttpClient 5's {@code InternalHttpClient.doExecute}, the one
-     * {@code HttpClients} builds, is under it, and advised must stay under it ({@code MinimalHttpClient}'s
-     * never was): at 581 bytes, with the retry loop inlined, {@code execute} called it instead of
-     * inlining it, on every request, which was most of the agent's cost on that client.
-     */
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {
-            "org.apache.hc.client5.http.impl.classic.InternalHttpClient",
-            "org.apache.hc.client5.http.impl.classic.MinimalHttpClient",
-    })
-    void apache5sDoExecuteStaysSmallEnoughToBeInlined(String className) throws Exception {
-        byte[] transformed = instrumentation.transform(here, className, bytes(className, here));
-        int advised = codeLength(transformed, "doExecute");
-        int original = codeLength(bytes(className, here), "doExecute");
-        assertTrue(original > HOT_INLINE_BYTES || advised <= HOT_INLINE_BYTES,
-                () -> "doExecute advised: " + advised + " bytes (" + original + " before)");
-    }
-
-    private static final int HOT_INLINE_BYTES = 325;
-
-    /** The bytecode length of the first method named {@code method}, read off the class file's Code attribute. */
-    private static int codeLength(byte[] classFile, String method) throws IOException {
-        DataInputStream in = new DataInputStream(new ByteArrayInputStream(classFile));
-        in.skipBytes(8); // magic, minor and major version
-        int constants = in.readUnsignedShort();
-        String[] utf8 = new String[constants];
-        for (int i = 1; i < constants; i++) {
-            int tag = in.readUnsignedByte();
-            switch (tag) {
-                case 1: utf8[i] = in.readUTF(); break;
-                case 5: case 6: in.skipBytes(8); i++; break; // long and double take two entries
-                case 7: case 8: case 16: case 19: case 20: in.skipBytes(2); break;
-                case 15: in.skipBytes(3); break;
-                default: in.skipBytes(4); // 3, 4, 9, 10, 11, 12, 17, 18
-            }
-        }
-        in.skipBytes(6); // access, this, super
-        in.skipBytes(2 * in.readUnsignedShort()); // interfaces
-        for (int kind = 0; kind < 2; kind++) { // fields, then methods
-            int members = in.readUnsignedShort();
-            for (int m = 0; m < members; m++) {
-                in.skipBytes(2);
-                String name = utf8[in.readUnsignedShort()];
-                in.skipBytes(2);
-                int attributes = in.readUnsignedShort();
-                for (int a = 0; a < attributes; a++) {
-                    String attribute = utf8[in.readUnsignedShort()];
-                    int length = in.readInt();
-                    if (kind == 1 && name.equals(method) && attribute.equals("Code")) {
-                        in.skipBytes(4); // max stack, max locals
-                        return in.readInt();
-                    }
-                    in.skipBytes(length);
-                }
-            }
-        }
-        throw new AssertionError("no method " + method);
     }
 
     /** java.base's own: advised as the JVM would hand them over (they cannot be defined again here to verify). */

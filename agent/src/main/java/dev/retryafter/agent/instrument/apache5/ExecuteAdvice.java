@@ -2,35 +2,79 @@ package dev.retryafter.agent.instrument.apache5;
 
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import net.bytebuddy.asm.Advice;
-import net.bytebuddy.implementation.bytecode.assign.Assigner;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpResponse;
+import org.apache.hc.client5.http.routing.RoutingSupport;
+import org.apache.hc.core5.http.ClassicHttpRequest;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpEntity;
+import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.HttpHost;
+
+import java.io.IOException;
 
 /**
- * HttpClient 5 classic {@code doExecute}, where every {@code execute} overload meets. A non-null
- * answer from the hook is the governed response: the agent ran its loop around this very method
- * ({@link Apache5Execute}), and the original body is skipped. A null one runs the body as it was:
- * the agent's own attempt, a call not governed, or the agent off.
- *
- * <p>Kept this small on purpose. HotSpot inlines a hot method of up to 325 bytes of bytecode into
- * its caller; {@code InternalHttpClient.doExecute} is 276, and the loop inlined here (Byte Buddy's
- * {@code repeatOn}, the response read in place) made it 581, so {@code execute} called it instead
- * of inlining it, on every request. Inlined into the client: the bootstrap {@link AgentHooks} only.
+ * HttpClient 5 classic {@code doExecute}, where every {@code execute} overload meets. Inlined into
+ * the client: it may only use types the client's class loader sees, plus the bootstrap
+ * {@link AgentHooks}. The loop is {@code repeatOn}: the method body runs again, without the enter
+ * advice, while the exit advice returns true. A refused response's body is discarded within a small
+ * bound and the response closed before the wait, so its pooled connection goes back (a pool of one
+ * would otherwise deadlock), or, when the body did not end in time, is closed and not reused.
  */
 public final class ExecuteAdvice {
 
     private ExecuteAdvice() {
     }
 
-    @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
-    static Object enter(@Advice.This Object client, @Advice.Origin Class<?> declaring, @Advice.Argument(0) Object target,
-                        @Advice.Argument(1) Object request, @Advice.Argument(2) Object context) throws Exception {
-        return AgentHooks.apache5Execute(client, declaring, target, request, context);
+    @Advice.OnMethodEnter
+    static Object enter(@Advice.Origin("#t") String client, @Advice.Argument(0) HttpHost target,
+                        @Advice.Argument(1) ClassicHttpRequest request) throws IOException {
+        HttpHost host = target;
+        if (host == null && !client.endsWith(".MinimalHttpClient")) {
+            // executeOpen(null, request, context), as Spring 6's request factory calls it: InternalHttpClient
+            // takes the target from the request's scheme and authority, with this very method.
+            try {
+                host = RoutingSupport.determineHost(request);
+            } catch (HttpException e) {
+                return null; // the client refuses the request itself
+            }
+        }
+        if (host == null) {
+            return null; // MinimalHttpClient refuses a null target; so does InternalHttpClient without an authority
+        }
+        HttpEntity entity = request.getEntity();
+        return AgentHooks.begin(host.getSchemeName(), host.getHostName(), host.getPort(), entity == null || entity.isRepeatable());
     }
 
-    @Advice.OnMethodExit(backupArguments = false)
-    static void exit(@Advice.Enter Object governed,
-                     @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object response) {
-        if (governed != null) {
-            response = governed;
+    @Advice.OnMethodExit(onThrowable = Throwable.class, repeatOn = Advice.OnNonDefaultValue.class)
+    static boolean exit(@Advice.Enter Object call, @Advice.Return CloseableHttpResponse response, @Advice.Thrown Throwable thrown)
+            throws IOException {
+        if (call == null) {
+            return false;
         }
+        if (thrown != null || response == null) {
+            AgentHooks.failed(call);
+            return false;
+        }
+        int status = response.getCode();
+        Header retryAfter = status >= AgentHooks.LOWEST_REFUSAL ? response.getFirstHeader("Retry-After") : null;
+        if (!AgentHooks.shouldRetry(call, status, retryAfter == null ? null : retryAfter.getValue())) {
+            return false;
+        }
+        try {
+            HttpEntity entity = response.getEntity();
+            if (entity != null) {
+                // core5's EofSensorInputStream.abort() discards the connection instead of reading the rest
+                AgentHooks.discardRefused(entity.getContent(), "abort");
+            }
+        } catch (IOException | RuntimeException discarded) {
+            // The connection is dropped instead of reused; the retry opens another.
+        }
+        try {
+            response.close();
+        } catch (IOException | RuntimeException discarded) {
+            // As above.
+        }
+        AgentHooks.awaitRetry(call);
+        return true;
     }
 }
