@@ -42,7 +42,7 @@ public final class HappyPathCell {
             System.out.printf(Locale.ROOT, "round %d: %.1f%%  CPU a request %.2f -> %.2f us (%+.2f)%n", i + 1,
                     100 * ratios.get(i), cpuWithout.get(i), cpuWith.get(i), cpuWith.get(i) - cpuWithout.get(i));
         }
-        System.out.printf(Locale.ROOT, "%s, %d thread(s), %s: median %.1f%% (%.1f to %.1f), CPU a request +%.2f us (median)%n",
+        System.out.printf(Locale.ROOT, "%s, %d thread(s), %s: median %.1f%% (%.1f to %.1f), CPU a request %+.2f us (median)%n",
                 client, threads, snapshot.agentSource(), 100 * Stats.median(ratios), 100 * Stats.min(ratios), 100 * Stats.max(ratios),
                 Stats.median(cell.addedCpuMicros()));
     }
