@@ -69,6 +69,14 @@ record CostSettings(String mode, Jdk loadJdk, List<String> loadClients, List<Int
                 1_000_000, REFUSE_EVERY, 10, 10_000, 5, LoopbackClient.APACHE5, 4);
     }
 
+    /** The happy path of {@link #full()} for one client at one thread count, and nothing else: {@link HappyPathCell}. */
+    static CostSettings cell(String client, int threads, int rounds) {
+        CostSettings full = full();
+        return new CostSettings("cell", full.loadJdk(), List.of(client), List.of(threads), rounds, full.leastWarmUpSeconds(),
+                full.mostWarmUpSeconds(), full.slices(), full.sliceSeconds(), List.of(), List.of(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                client, threads);
+    }
+
     /**
      * Every part once, for seconds each, the warm-up fixed and short, start-up for one client per JDK:
      * the figures are only sanity-checked, and CI runs this beside other tests on two cores.

@@ -25,10 +25,7 @@ public final class HappyPathCell {
         int threads = Integer.parseInt(args[1]);
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 6;
         CostBenchmark.defaultHarnessProperties();
-        CostSettings full = CostSettings.full();
-        CostSettings one = new CostSettings("cell", full.loadJdk(), List.of(client), List.of(threads), rounds,
-                full.leastWarmUpSeconds(), full.mostWarmUpSeconds(), full.slices(), full.sliceSeconds(), List.of(), List.of(),
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, client, threads);
+        CostSettings one = CostSettings.cell(client, threads, rounds);
         Snapshot snapshot = Snapshot.take();
         HappyPath.Cell cell;
         try (ServerJvm server = ServerJvm.start(snapshot)) {
