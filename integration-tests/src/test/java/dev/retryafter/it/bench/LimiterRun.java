@@ -1,0 +1,203 @@
+package dev.retryafter.it.bench;
+
+import dev.retryafter.agent.engine.HostHeldException;
+import dev.retryafter.agent.testing.VirtualClock;
+import dev.retryafter.agent.testing.VirtualScheduler;
+
+import java.util.Random;
+import java.util.concurrent.CompletionException;
+
+/**
+ * One cell of the limiter benchmark: {@code threads} workers share one strategy and take records
+ * from one queue against a fresh portal of one {@link LimiterShape}, all as events on one
+ * {@link VirtualScheduler}. An attempt reaches the portal one latency after it goes; a refusal is
+ * answered at once, a request let through after the portal's service time.
+ */
+final class LimiterRun {
+
+    /** The figures of one cell. */
+    record Result(LimiterShape shape, int threads, String strategy, long seed, int records, int fetched, int lost, int held,
+                  boolean stalled, long elapsedMillis, long idealMillis, long requests, long refusals,
+                  long requestsAfterFirstPeriod, long refusalsAfterFirstPeriod, long longestStallMillis,
+                  long shortestGapAfterRefusalMillis) {
+
+        boolean isComplete() {
+            return !stalled && fetched == records;
+        }
+
+        /** The ideal time over the time taken; a run that lost records is measured on what it fetched. */
+        double efficiency() {
+            return elapsedMillis == 0 ? 0 : Math.min(1.0, (double) idealMillis / elapsedMillis) * fetched / records;
+        }
+
+        double refusedAfterFirstPeriod() {
+            return requestsAfterFirstPeriod == 0 ? 0 : (double) refusalsAfterFirstPeriod / requestsAfterFirstPeriod;
+        }
+
+        /** Records that failed other than fast, by a hold. */
+        int lostNotHeld() {
+            return lost - held;
+        }
+    }
+
+    private final LimiterShape shape;
+    private final int threads;
+    private final int records;
+    private final long latency;
+    private final long seed;
+    private final String strategyName;
+    private final VirtualClock clock = new VirtualClock();
+    private final VirtualScheduler scheduler = new VirtualScheduler(clock);
+    private final long start = clock.millis();
+    private final Random headerRandom;
+    private final Strategy strategy;
+    private final long capMillis;
+    private Limiter limiter;
+
+    private int taken;
+    private int fetched;
+    private int lost;
+    private int held;
+    private int workersDone;
+    private long finishedAt;
+    private long firstArrival = -1;
+    private long lastAdmission = -1;
+    private long requests;
+    private long refusals;
+    private long requestsAfterFirstPeriod;
+    private long refusalsAfterFirstPeriod;
+    private long longestStall;
+    private long shortestGapAfterRefusal = Long.MAX_VALUE;
+    private Throwable failure;
+
+    private LimiterRun(LimiterShape shape, int threads, int records, long latency, long seed, Contender contender) {
+        this.shape = shape;
+        this.threads = threads;
+        this.records = records;
+        this.latency = latency;
+        this.seed = seed;
+        this.strategyName = contender.name();
+        this.headerRandom = new Random(seed);
+        this.strategy = contender.factory().create(clock, scheduler, seed);
+        this.capMillis = 20 * shape.idealMillis(records, threads, latency) + 4 * LimiterShape.HOUR;
+    }
+
+    static Result run(LimiterShape shape, int threads, int records, long latency, long seed, Contender contender) {
+        return new LimiterRun(shape, threads, records, latency, seed, contender).run();
+    }
+
+    private Result run() {
+        for (int w = 0; w < threads; w++) {
+            long startsAt = start + w; // a millisecond apart, as no real network answers two workers in the same one
+            Worker worker = new Worker();
+            scheduler.at(startsAt, () -> takeRecord(worker));
+        }
+        scheduler.run(start + capMillis);
+        if (failure != null) {
+            throw new IllegalStateException(strategyName + " on " + shape + " failed", failure);
+        }
+        boolean stalled = workersDone < threads;
+        long elapsed = (stalled ? capMillis : finishedAt - start);
+        return new Result(shape, threads, strategyName, seed, records, fetched, lost, held, stalled, elapsed,
+                shape.idealMillis(records, threads, latency), requests, refusals, requestsAfterFirstPeriod,
+                refusalsAfterFirstPeriod, longestStall, shortestGapAfterRefusal);
+    }
+
+    /** One worker: when it last had a refusal, for the gap to its next request. */
+    private static final class Worker {
+        long lastRefusal = -1;
+    }
+
+    private void takeRecord(Worker worker) {
+        if (taken == records) {
+            workersDone++;
+            finishedAt = Math.max(finishedAt, clock.millis());
+            return;
+        }
+        taken++;
+        attempt(worker, strategy.open());
+    }
+
+    private void attempt(Worker worker, Strategy.Fetch fetch) {
+        fetch.turn().whenComplete((ignored, refused) -> {
+            if (refused != null) {
+                onTurnRefused(worker, refused);
+                return;
+            }
+            long now = clock.millis();
+            if (worker.lastRefusal >= 0) {
+                shortestGapAfterRefusal = Math.min(shortestGapAfterRefusal, now - worker.lastRefusal);
+                worker.lastRefusal = -1;
+            }
+            scheduler.at(now + latency, () -> arrive(worker, fetch));
+        });
+    }
+
+    private void arrive(Worker worker, Strategy.Fetch fetch) {
+        long now = clock.millis();
+        if (firstArrival < 0) {
+            firstArrival = now;
+            limiter = shape.limiter().apply(now);
+        }
+        boolean admitted = limiter.admit(now);
+        count(now, admitted);
+        if (admitted) {
+            scheduler.at(now + shape.serviceMillis(), () -> {
+                limiter.done(clock.millis());
+                answer(worker, fetch, 200, null);
+            });
+        } else {
+            answer(worker, fetch, shape.status(), shape.header().value(limiter.millisUntilRoom(now), headerRandom));
+        }
+    }
+
+    private void answer(Worker worker, Strategy.Fetch fetch, int status, String retryAfter) {
+        long now = clock.millis();
+        Strategy.Next next = fetch.onResponse(status, retryAfter);
+        if (status != 200) {
+            worker.lastRefusal = now;
+        }
+        if (next.resend()) {
+            scheduler.at(now + next.waitMillis(), () -> attempt(worker, fetch));
+            return;
+        }
+        if (status == 200) {
+            fetched++;
+        } else {
+            lost++;
+        }
+        scheduler.at(now + next.waitMillis(), () -> takeRecord(worker));
+    }
+
+    private void count(long now, boolean admitted) {
+        requests++;
+        if (!admitted) {
+            refusals++;
+        }
+        if (now - firstArrival >= shape.firstPeriod()) {
+            requestsAfterFirstPeriod++;
+            if (!admitted) {
+                refusalsAfterFirstPeriod++;
+            }
+        }
+        if (admitted) {
+            if (lastAdmission >= 0) {
+                longestStall = Math.max(longestStall, now - lastAdmission);
+            }
+            lastAdmission = now;
+        }
+    }
+
+    /** Only the agent refuses a turn, when it holds the host: the record fails without being sent. */
+    private void onTurnRefused(Worker worker, Throwable refused) {
+        Throwable cause = refused instanceof CompletionException && refused.getCause() != null ? refused.getCause() : refused;
+        if (!(cause instanceof HostHeldException)) {
+            failure = cause;
+            return;
+        }
+        lost++;
+        held++;
+        long now = clock.millis();
+        scheduler.at(now, () -> takeRecord(worker)); // through the queue: a held host fails every record at once
+    }
+}
