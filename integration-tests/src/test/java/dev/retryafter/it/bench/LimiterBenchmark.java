@@ -163,8 +163,8 @@ public final class LimiterBenchmark {
         line(md, "- Mode %s: %,d records a cell; workers %s sharing one host; %d ms from client to portal; seeds %s; "
                         + "each figure the worst over the seeds.", settings.mode(), settings.records(), settings.threads(),
                 LATENCY_MILLIS, settings.seeds());
-        line(md, "- Efficiency: the fastest any client could fetch the records at the limit enforced (its burst at once, then "
-                + "its rate), over the time taken; a run that lost records counts only those fetched.");
+        line(md, "- Efficiency: the time the records take at the limit enforced (its rate throughout; for a cap on requests "
+                + "in flight, that many at a time), over the time taken, at most 1; a run that lost records counts only those fetched.");
         line(md, "- Refused after the first window: refusals among the requests the portal received after its first window "
                 + "(for a bucket, the time to drain its burst; none for a cap on requests in flight).");
         line(md, "- Lost: records given up other than fast by a hold; held: records failed fast by a hold. Stall: the longest "

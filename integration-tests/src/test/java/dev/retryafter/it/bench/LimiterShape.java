@@ -88,9 +88,10 @@ record LimiterShape(String name, LongFunction<Limiter> limiter, double rate, int
     }
 
     /**
-     * The fastest {@code records} can be fetched by {@code threads} workers whose every attempt takes
-     * {@code latency} to arrive: the limiter's own bound (its burst at once, then its rate, or its
-     * cap on requests in flight), or the workers' if they are slower.
+     * The time {@code records} take at the limit enforced: its rate throughout (where it drifts, the first
+     * half at the first rate), or for a cap on requests in flight, that many at a time; never less than
+     * {@code threads} workers need when every attempt takes {@code latency} to arrive. A client that uses a
+     * limiter's burst can beat it by the burst; efficiency is capped at 1.
      */
     long idealMillis(int records, int threads, long latency) {
         long workers = (long) Math.ceil((double) records / threads) * (latency + serviceMillis);
@@ -98,10 +99,10 @@ record LimiterShape(String name, LongFunction<Limiter> limiter, double rate, int
         if (inFlight > 0) {
             limiter = (long) Math.ceil((double) records / Math.min(inFlight, threads)) * (latency + serviceMillis);
         } else if (changeAfter != Long.MAX_VALUE) {
-            double before = burst + rate * changeAfter / 1000.0;
+            double before = rate * changeAfter / 1000.0;
             limiter = changeAfter + (long) (Math.max(0, records - before) / laterRate * 1000);
         } else {
-            limiter = lateStart + (long) (Math.max(0, records - burst) / rate * 1000);
+            limiter = lateStart + (long) (records / rate * 1000);
         }
         return Math.max(workers, limiter);
     }
