@@ -3,24 +3,29 @@ package dev.retryafter.agent;
 import dev.retryafter.agent.engine.DaemonThreads;
 import dev.retryafter.agent.engine.FileKnowledgeStore;
 
+import java.io.IOException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Writes the state file every interval, on a daemon thread of its own, and at exit. A failure is
- * logged, once while it repeats, and never reaches the application. Not a lambda anywhere: see
+ * Writes the state file every interval, on a daemon thread of its own, and at exit. A failure never
+ * reaches the application: it is said once per cause, and its end once. Not a lambda anywhere: see
  * AgentInstaller.
  */
 final class StateSaving {
 
     private final FileKnowledgeStore state;
+    private final Consumer<String> info;
     private final Consumer<String> warn;
-    private volatile String lastFailure;
+    /** Guarded by this: the exit's save and a periodic one may overlap. */
+    private String lastFailure;
+    private int failedSaves;
 
     StateSaving(FileKnowledgeStore state, Consumer<String> info, Consumer<String> warn) {
         this.state = state;
+        this.info = info;
         this.warn = warn;
     }
 
@@ -37,15 +42,34 @@ final class StateSaving {
 
     /** One save now. */
     void save() {
+        String failure;
         try {
             state.save();
-            lastFailure = null;
+            failure = null;
+        } catch (IOException e) {
+            failure = e.getMessage(); // the cause, in words that stay the same while it lasts
         } catch (Throwable t) {
-            String failure = String.valueOf(t);
-            if (!failure.equals(lastFailure)) {
-                warn.accept("could not write the state file " + state.file() + ": " + failure);
-            }
-            lastFailure = failure;
+            failure = String.valueOf(t);
         }
+        said(failure);
+    }
+
+    /** A WARN when saving starts failing or fails for another cause; an INFO when it works again. */
+    private synchronized void said(String failure) {
+        if (failure == null) {
+            if (failedSaves > 0) {
+                info.accept("state file " + state.file() + " written again, after " + failedSaves
+                        + (failedSaves == 1 ? " save" : " saves") + " that failed");
+            }
+            failedSaves = 0;
+            lastFailure = null;
+            return;
+        }
+        failedSaves++;
+        if (!failure.equals(lastFailure)) {
+            warn.accept("could not write the state file " + state.file() + ": " + failure
+                    + "; what was learned stays in memory, and later saves try again (said once while this lasts)");
+        }
+        lastFailure = failure;
     }
 }

@@ -6,8 +6,11 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -118,29 +121,69 @@ final class KnowledgeFile {
     /**
      * Replaces {@code target} with {@code bytes} atomically: written whole to a temporary file beside
      * it, forced to disk, then renamed over it. A reader, another JVM, or a crash at any moment sees
-     * the old file or the new one, never part of one.
+     * the old file or the new one, never part of one. A failure's message names its cause and the
+     * state file, never the temporary file's random name: it reads the same while the cause lasts.
      */
     static void replace(Path target, byte[] bytes) throws IOException {
-        Path parent = target.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
+        if (Files.isDirectory(target)) {
+            throw new IOException(target + " is a directory");
         }
-        Path temporary = Files.createTempFile(parent, "." + target.getFileName() + ".", ".tmp");
+        if (Files.exists(target) && !Files.isRegularFile(target)) {
+            throw new IOException(target + " is not a regular file");
+        }
+        Path parent = target.toAbsolutePath().getParent();
+        Path temporary;
+        try {
+            Files.createDirectories(parent);
+            temporary = Files.createTempFile(parent, "." + target.getFileName() + ".", ".tmp");
+        } catch (IOException e) {
+            throw failed("cannot create a file in " + parent, e);
+        }
         try {
             try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE);
                  OutputStream out = java.nio.channels.Channels.newOutputStream(channel)) {
                 out.write(bytes);
                 out.flush();
                 channel.force(true);
+            } catch (IOException e) {
+                throw failed("cannot write a file in " + parent, e);
             }
             try {
                 Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
                 throw new IOException("the file system cannot rename atomically in " + parent, e);
+            } catch (IOException e) {
+                throw failed("cannot rename a new file over " + target, e);
             }
         } finally {
-            Files.deleteIfExists(temporary);
+            try {
+                Files.deleteIfExists(temporary);
+            } catch (IOException e) {
+                // the failure that matters is the one above
+            }
         }
+    }
+
+    private static IOException failed(String what, IOException e) {
+        return new IOException(what + ": " + why(e), e);
+    }
+
+    /** What went wrong, without the file names a {@link FileSystemException} carries (one of them random). */
+    private static String why(IOException e) {
+        if (e instanceof FileSystemException) {
+            String reason = ((FileSystemException) e).getReason();
+            if (reason != null) {
+                return reason;
+            }
+            if (e instanceof AccessDeniedException) {
+                return "permission denied";
+            }
+            if (e instanceof NoSuchFileException) {
+                return "no such file or directory";
+            }
+            return e.getClass().getSimpleName();
+        }
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 
     private static void put(Map<String, String> lines, String prefix, String key, HostKnowledge k) {
