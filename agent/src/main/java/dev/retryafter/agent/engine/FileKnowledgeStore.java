@@ -79,11 +79,15 @@ public final class FileKnowledgeStore implements KnowledgeStore {
         }
     }
 
-    /** The file goes out of the way under a name of its own, kept for whoever wants to look at it. */
+    /**
+     * The file goes out of the way under a name of its own, kept for whoever wants to look at it. A
+     * link's target is moved, not the link: the next save writes a new target through it.
+     */
     private void setAside(String reason) {
-        Path aside = file.resolveSibling(file.getFileName() + ".unreadable-" + clock.millis());
         try {
-            Files.move(file, aside);
+            Path target = KnowledgeFile.target(file);
+            Path aside = target.resolveSibling(target.getFileName() + ".unreadable-" + clock.millis());
+            Files.move(target, aside);
             warnings.accept("state file " + file + " cannot be used (" + reason + "); set aside as " + aside + "; starting cold");
         } catch (IOException e) {
             warnings.accept("state file " + file + " cannot be used (" + reason + ") nor set aside (" + e + "); starting cold");

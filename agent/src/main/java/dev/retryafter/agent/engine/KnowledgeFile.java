@@ -43,6 +43,8 @@ import java.util.zip.CRC32;
 final class KnowledgeFile {
 
     static final String FORMAT = "retry-after-agent state";
+    /** Linux's own limit on the links followed in resolving one path. */
+    private static final int MAX_LINKS = 40;
 
     private KnowledgeFile() {
     }
@@ -119,12 +121,14 @@ final class KnowledgeFile {
     }
 
     /**
-     * Replaces {@code target} with {@code bytes} atomically: written whole to a temporary file beside
-     * it, forced to disk, then renamed over it. A reader, another JVM, or a crash at any moment sees
+     * Replaces {@code file}, or the file its symbolic links lead to, with {@code bytes} atomically:
+     * written whole to a temporary file beside that target, forced to disk, then renamed over it; the
+     * links stay. A reader, another JVM, or a crash at any moment sees
      * the old file or the new one, never part of one. A failure's message names its cause and the
      * state file, never the temporary file's random name: it reads the same while the cause lasts.
      */
-    static void replace(Path target, byte[] bytes) throws IOException {
+    static void replace(Path file, byte[] bytes) throws IOException {
+        Path target = target(file);
         if (Files.isDirectory(target)) {
             throw new IOException(target + " is a directory");
         }
@@ -162,6 +166,22 @@ final class KnowledgeFile {
                 // the failure that matters is the one above
             }
         }
+    }
+
+    /**
+     * The file {@code file} leads to through its symbolic links, which may not exist yet: a save
+     * renames over it, so a link (to a shared file, a mounted one) stays a link. Each link is read
+     * as the system reads it, relative to the directory it is in.
+     */
+    static Path target(Path file) throws IOException {
+        Path at = file.toAbsolutePath();
+        for (int links = 0; Files.isSymbolicLink(at); links++) {
+            if (links == MAX_LINKS) {
+                throw new IOException(file + " leads through more than " + MAX_LINKS + " symbolic links");
+            }
+            at = at.resolveSibling(Files.readSymbolicLink(at));
+        }
+        return at;
     }
 
     private static IOException failed(String what, IOException e) {

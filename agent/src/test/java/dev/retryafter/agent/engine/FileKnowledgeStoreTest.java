@@ -212,6 +212,54 @@ class FileKnowledgeStoreTest extends KnowledgeStoreContract {
         }
     }
 
+    /**
+     * Issue 28, item 6: a state file that is a symbolic link (a shared file, a mounted one) is
+     * written through the link. The first save used to replace the link with a regular file.
+     */
+    @Test
+    void aSymlinkedStateFileIsWrittenThroughTheLink() throws Exception {
+        Path shared = Files.createDirectory(directory.resolve("shared"));
+        Path target = shared.resolve("fleet.properties");
+        Path link = Files.createSymbolicLink(stateFile(), directory.relativize(target)); // relative, as ln -s makes them
+        FileKnowledgeStore store = open(link);
+        store.imposeNotBefore(HOST, T + 60_000);
+        store.save(); // the target does not exist yet
+        store.imposeNotBefore(OTHER, T + 60_000);
+        store.save(); // and now it does
+        assertTrue(Files.isSymbolicLink(link), "still a link");
+        assertEquals(2, open(target).snapshot().size(), "the target has what was saved");
+        try (DirectoryStream<Path> left = Files.newDirectoryStream(directory, ".*.tmp");
+             DirectoryStream<Path> leftThere = Files.newDirectoryStream(shared, ".*.tmp")) {
+            assertFalse(left.iterator().hasNext() || leftThere.iterator().hasNext(), "no temporary file left behind");
+        }
+        assertTrue(warnings.isEmpty(), warnings::toString);
+        Files.delete(target);
+        Files.delete(link);
+        Files.delete(shared);
+    }
+
+    /** A link to a file that cannot be read: the target is set aside, and the link stays for the next save. */
+    @Test
+    void anUnreadableTargetIsSetAsideAndTheLinkKept() throws Exception {
+        Path shared = Files.createDirectory(directory.resolve("shared"));
+        Path target = shared.resolve("fleet.properties");
+        Files.write(target, "spring.datasource.url = jdbc:h2:mem\n".getBytes(StandardCharsets.ISO_8859_1));
+        Path link = Files.createSymbolicLink(stateFile(), target);
+        FileKnowledgeStore store = open(link);
+        assertEquals(1, warnings.size(), warnings::toString);
+        assertTrue(Files.isSymbolicLink(link), "the link stays");
+        store.imposeNotBefore(HOST, T + 5);
+        store.save();
+        assertEquals(OptionalLong.of(T + 5), open(target).read(HOST).notBefore(), "written afresh through the link");
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(shared)) {
+            for (Path file : files) {
+                Files.delete(file);
+            }
+        }
+        Files.delete(link);
+        Files.delete(shared);
+    }
+
     /** Not a timed assertion: a figure for the report. */
     @Test
     void theStateOfTenThousandHostsIsWrittenInOneFile() throws Exception {
