@@ -98,7 +98,7 @@ final class AgentInstaller {
             @Override
             public void run() {
                 if (saving != null) {
-                    saving.save(); // first: the report is the one that may be slow
+                    saving.atExit(); // first: the report is the one that may be slow
                 }
                 report(engine, config, ungoverned, log);
             }

@@ -17,6 +17,7 @@ import java.util.function.Consumer;
 final class StateSaving {
 
     private final FileKnowledgeStore state;
+    private volatile ScheduledExecutorService saver;
     private final Consumer<String> info;
     private final Consumer<String> warn;
     /** Guarded by this: the exit's save and a periodic one may overlap. */
@@ -29,9 +30,9 @@ final class StateSaving {
         this.warn = warn;
     }
 
-    /** Saves every {@code intervalMillis} from now on. */
+    /** Saves every {@code intervalMillis} from now on, until {@link #atExit()}. */
     void start(long intervalMillis) {
-        ScheduledExecutorService saver = Executors.newSingleThreadScheduledExecutor(new DaemonThreads("retry-after-agent-state"));
+        saver = Executors.newSingleThreadScheduledExecutor(new DaemonThreads("retry-after-agent-state"));
         saver.scheduleWithFixedDelay(new Runnable() {
             @Override
             public void run() {
@@ -42,9 +43,29 @@ final class StateSaving {
 
     /** One save now. */
     void save() {
+        save(false);
+    }
+
+    /**
+     * The last save, from the exit's hook: no periodic save starts after it, since the JVM halts
+     * once the hooks are done, and a save cut short there leaves its temporary file behind.
+     */
+    void atExit() {
+        ScheduledExecutorService periodic = saver;
+        if (periodic != null) {
+            periodic.shutdown();
+        }
+        save(true);
+    }
+
+    private void save(boolean last) {
         String failure;
         try {
-            state.save();
+            if (last) {
+                state.saveLast();
+            } else {
+                state.save();
+            }
             failure = null;
         } catch (IOException e) {
             failure = e.getMessage(); // the cause, in words that stay the same while it lasts

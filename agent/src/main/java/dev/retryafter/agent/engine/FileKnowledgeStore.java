@@ -30,6 +30,8 @@ public final class FileKnowledgeStore implements KnowledgeStore {
     private final long maxAgeMillis;
     private final Consumer<String> warnings;
     private final Object saving = new Object();
+    /** Guarded by saving. */
+    private boolean savedLast;
 
     private FileKnowledgeStore(Path file, Clock clock, long maxAgeMillis, Consumer<String> warnings) {
         this.file = file;
@@ -45,6 +47,7 @@ public final class FileKnowledgeStore implements KnowledgeStore {
     public static FileKnowledgeStore open(Path file, Clock clock, long maxAgeMillis, Consumer<String> warnings) {
         FileKnowledgeStore store = new FileKnowledgeStore(file, clock, maxAgeMillis, warnings);
         store.load();
+        KnowledgeFile.removeStaleTemporaries(file, clock.millis());
         return store;
     }
 
@@ -97,6 +100,9 @@ public final class FileKnowledgeStore implements KnowledgeStore {
     /** Writes what is known now, with what the file holds for hosts this JVM does not know, atomically. */
     public void save() throws IOException {
         synchronized (saving) { // one writer at a time in this JVM; another JVM's rename simply comes before or after
+            if (savedLast) {
+                return;
+            }
             long now = clock.millis();
             Map<String, HostKnowledge> all = new HashMap<>();
             try {
@@ -112,6 +118,20 @@ public final class FileKnowledgeStore implements KnowledgeStore {
             }
             all.values().removeIf(known -> isStale(known, now));
             KnowledgeFile.replace(file, KnowledgeFile.write(all, now));
+        }
+    }
+
+    /**
+     * The save at exit: after it, {@link #save()} writes nothing. A periodic save that started after
+     * it would leave its temporary file behind when the JVM halts halfway through.
+     */
+    public void saveLast() throws IOException {
+        synchronized (saving) { // waits for a save under way, which ends whole
+            try {
+                save();
+            } finally {
+                savedLast = true;
+            }
         }
     }
 

@@ -8,12 +8,15 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -43,6 +46,12 @@ import java.util.zip.CRC32;
 final class KnowledgeFile {
 
     static final String FORMAT = "retry-after-agent state";
+    private static final String TEMPORARY_SUFFIX = ".tmp";
+    /**
+     * How old a save's temporary file is when no save can still be writing it: a save writes it in one
+     * go and renames it at once, about 2 s for 10,000 hosts (10 MB); a minute is far past that.
+     */
+    static final long STALE_TEMPORARY_MILLIS = 60_000;
     /** Linux's own limit on the links followed in resolving one path. */
     private static final int MAX_LINKS = 40;
 
@@ -139,7 +148,7 @@ final class KnowledgeFile {
         Path temporary;
         try {
             Files.createDirectories(parent);
-            temporary = Files.createTempFile(parent, "." + target.getFileName() + ".", ".tmp");
+            temporary = Files.createTempFile(parent, "." + target.getFileName() + ".", TEMPORARY_SUFFIX);
         } catch (IOException e) {
             throw failed("cannot create a file in " + parent, e);
         }
@@ -182,6 +191,50 @@ final class KnowledgeFile {
             at = at.resolveSibling(Files.readSymbolicLink(at));
         }
         return at;
+    }
+
+    /**
+     * Removes the temporary files that saves of {@code file} left when cut short (a kill -9, a halt
+     * during a save): those of its pattern beside its target, older than {@link #STALE_TEMPORARY_MILLIS}.
+     * A younger one may be the save of another JVM sharing the file, under way now: it is left alone.
+     * Best effort: what cannot be listed or removed stays.
+     */
+    static void removeStaleTemporaries(Path file, long now) {
+        try {
+            Path target = target(file);
+            final String prefix = "." + target.getFileName() + ".";
+            DirectoryStream.Filter<Path> ours = new DirectoryStream.Filter<Path>() {
+                @Override
+                public boolean accept(Path entry) {
+                    String name = entry.getFileName().toString();
+                    return name.startsWith(prefix) && name.endsWith(TEMPORARY_SUFFIX)
+                            && isDigits(name.substring(prefix.length(), name.length() - TEMPORARY_SUFFIX.length()));
+                }
+            };
+            try (DirectoryStream<Path> left = Files.newDirectoryStream(target.getParent(), ours)) {
+                for (Path temporary : left) {
+                    BasicFileAttributes attributes = Files.readAttributes(temporary, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                    if (attributes.isRegularFile() && attributes.lastModifiedTime().toMillis() < now - STALE_TEMPORARY_MILLIS) {
+                        Files.deleteIfExists(temporary);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // nothing there, or nothing we may touch: it stays
+        }
+    }
+
+    /** What {@link Files#createTempFile} puts between prefix and suffix: a random number. */
+    private static boolean isDigits(String text) {
+        if (text.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) < '0' || text.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static IOException failed(String what, IOException e) {

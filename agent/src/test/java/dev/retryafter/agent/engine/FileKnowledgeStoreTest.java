@@ -20,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -258,6 +259,45 @@ class FileKnowledgeStoreTest extends KnowledgeStoreContract {
         }
         Files.delete(link);
         Files.delete(shared);
+    }
+
+    /**
+     * Issue 28, item 5: a save cut short (kill -9, an exit during a save) leaves its temporary file;
+     * nothing removed them. At start, this file's own ones are removed once older than a save takes;
+     * a younger one may be another JVM's save under way, and another file's are not ours.
+     */
+    @Test
+    void staleTemporaryFilesOfThisStateFileAreRemovedAtStart() throws Exception {
+        Path stale = temporary(".state.properties.8214411523906180353.tmp", T - 120_000);
+        Path underWay = temporary(".state.properties.99120077.tmp", T - 1_000);
+        Path anotherFiles = temporary(".other.properties.8214411523906180353.tmp", T - 120_000);
+        Path notASaves = temporary(".state.properties.mine.tmp", T - 120_000);
+        open(stateFile());
+        assertFalse(Files.exists(stale), "a stale one is removed");
+        assertTrue(Files.exists(underWay), "a save under way in another JVM is left alone");
+        assertTrue(Files.exists(anotherFiles) && Files.exists(notASaves), "what is not this file's temporary file is left alone");
+        assertTrue(warnings.isEmpty(), warnings::toString);
+    }
+
+    private Path temporary(String name, long modifiedAt) throws IOException {
+        Path file = Files.write(directory.resolve(name), new byte[] {'x'});
+        Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.fromMillis(modifiedAt));
+        return file;
+    }
+
+    /** The save at exit is the last: a periodic save that starts after it writes nothing the exit could cut short. */
+    @Test
+    void aSaveAfterTheLastWritesNothing() throws Exception {
+        FileKnowledgeStore store = open(stateFile());
+        store.imposeNotBefore(HOST, T + 60_000);
+        store.saveLast();
+        byte[] written = Files.readAllBytes(stateFile());
+        store.imposeNotBefore(OTHER, T + 60_000);
+        store.save();
+        assertArrayEquals(written, Files.readAllBytes(stateFile()));
+        try (DirectoryStream<Path> left = Files.newDirectoryStream(directory, ".*.tmp")) {
+            assertFalse(left.iterator().hasNext(), "no temporary file");
+        }
     }
 
     /** Not a timed assertion: a figure for the report. */
