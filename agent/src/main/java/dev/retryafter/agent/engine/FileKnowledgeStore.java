@@ -1,8 +1,9 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.io.SmallFile;
+
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -56,11 +57,19 @@ public final class FileKnowledgeStore implements KnowledgeStore {
     }
 
     private void load() {
+        if (!Files.exists(file)) {
+            return; // a first run
+        }
+        if (!Files.isRegularFile(file)) {
+            warnings.accept("state file " + file + " is not a regular file (a directory, a device); starting cold");
+            return;
+        }
         byte[] bytes;
         try {
-            bytes = Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            return; // a first run
+            bytes = SmallFile.read(file.toFile(), KnowledgeFile.MAX_BYTES);
+        } catch (SmallFile.TooLarge e) {
+            setAside("larger than " + SmallFile.size(KnowledgeFile.MAX_BYTES) + ", more than the agent reads of a state file");
+            return;
         } catch (IOException e) {
             warnings.accept("state file " + file + " cannot be read (" + e + "); starting cold");
             return;
@@ -106,8 +115,11 @@ public final class FileKnowledgeStore implements KnowledgeStore {
             long now = clock.millis();
             Map<String, HostKnowledge> all = new HashMap<>();
             try {
-                for (Map.Entry<String, HostKnowledge> theirs : KnowledgeFile.read(Files.readAllBytes(file)).entrySet()) {
-                    all.put(theirs.getKey(), theirs.getValue());
+                if (Files.isRegularFile(file)) { // else replace() says what is there
+                    for (Map.Entry<String, HostKnowledge> theirs
+                            : KnowledgeFile.read(SmallFile.read(file.toFile(), KnowledgeFile.MAX_BYTES)).entrySet()) {
+                        all.put(theirs.getKey(), theirs.getValue());
+                    }
                 }
             } catch (IOException | KnowledgeFile.Unreadable e) {
                 // nothing there, or nothing usable: what this JVM knows replaces it

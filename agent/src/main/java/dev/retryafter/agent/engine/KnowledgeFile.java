@@ -46,6 +46,12 @@ import java.util.zip.CRC32;
 final class KnowledgeFile {
 
     static final String FORMAT = "retry-after-agent state";
+    /**
+     * The most of a state file that is read: 10,000 hosts take about 10 MB (the cost benchmark's
+     * file: a pace, a ceiling, one to five streaks each), so this is room for some 30,000; a larger
+     * file is not read into the application's heap.
+     */
+    static final int MAX_BYTES = 32 << 20;
     private static final String TEMPORARY_SUFFIX = ".tmp";
     /**
      * How old a save's temporary file is when no save can still be writing it: a save writes it in one

@@ -142,6 +142,15 @@ class FileKnowledgeStoreTest extends KnowledgeStoreContract {
         assertSetAside("format version 2");
     }
 
+    /** Issue 28, item 7: a state file past the bound is set aside unread, not read into the heap. */
+    @Test
+    void aFileLargerThanTheBoundIsSetAsideUnread() throws Exception {
+        byte[] large = new byte[KnowledgeFile.MAX_BYTES + 1];
+        Arrays.fill(large, (byte) '#');
+        Files.write(stateFile(), large);
+        assertSetAside("larger than 32 MiB");
+    }
+
     private void assertSetAside(String why) throws IOException {
         FileKnowledgeStore store = open(stateFile());
         assertEquals(1, warnings.size(), warnings::toString);
