@@ -159,6 +159,7 @@ final class KnowledgeFile {
             throw failed("cannot create a file in " + parent, e);
         }
         try {
+            keepPermissions(target, temporary);
             try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE);
                  OutputStream out = java.nio.channels.Channels.newOutputStream(channel)) {
                 out.write(bytes);
@@ -241,6 +242,18 @@ final class KnowledgeFile {
             }
         }
         return true;
+    }
+
+    /**
+     * The new file gets the permissions of the one it replaces: a file shared by several users'
+     * JVMs stays readable by them (a temporary file is made readable by its owner only).
+     */
+    private static void keepPermissions(Path target, Path temporary) {
+        try {
+            Files.setPosixFilePermissions(temporary, Files.getPosixFilePermissions(target));
+        } catch (IOException | UnsupportedOperationException e) {
+            // no file yet, or no POSIX permissions here: the temporary file's own stay
+        }
     }
 
     private static IOException failed(String what, IOException e) {

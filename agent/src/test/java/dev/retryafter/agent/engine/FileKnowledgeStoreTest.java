@@ -9,11 +9,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -246,6 +249,19 @@ class FileKnowledgeStoreTest extends KnowledgeStoreContract {
         Files.delete(target);
         Files.delete(link);
         Files.delete(shared);
+    }
+
+    /** A shared file stays as readable as it was: a save renames a new file over it, with the old one's permissions. */
+    @Test
+    void aSaveKeepsTheFilesPermissions() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(directory.getFileSystem().supportedFileAttributeViews().contains("posix"));
+        FileKnowledgeStore store = open(stateFile());
+        store.save();
+        Set<PosixFilePermission> shared = PosixFilePermissions.fromString("rw-rw-r--");
+        Files.setPosixFilePermissions(stateFile(), shared);
+        store.imposeNotBefore(HOST, T + 60_000);
+        store.save();
+        assertEquals(shared, Files.getPosixFilePermissions(stateFile()));
     }
 
     /** A link to a file that cannot be read: the target is set aside, and the link stays for the next save. */
