@@ -15,10 +15,13 @@ import java.util.function.Consumer;
 /**
  * Knowledge kept in memory, read from a state file at start and written back to it ({@link #save()}),
  * so a restarted scraper starts from what the last one learned. Operations run on the memory alone;
- * only {@link #save()} touches the file, writing it whole and renaming it into place.
+ * only {@link #save()} touches the file, writing it whole and renaming it into place (through a
+ * symbolic link: the link stays, its target is replaced).
  *
- * <p>At start, a file that cannot be read (torn, edited, foreign, a newer format) is set aside under a
- * new name with one warning, and the store starts cold; it never fails the application. A host's
+ * <p>At start, a file that cannot be read (torn, edited, foreign, a newer format, larger than
+ * {@link KnowledgeFile#MAX_BYTES}) is set aside under a new name with one warning, and the store
+ * starts cold; it never fails the application. Temporary files that saves cut short left behind are
+ * removed. A host's
  * entry older than {@code maxAgeMillis} that owes nothing is ignored. A learned pace restarts from
  * the moment of loading, at headroom of the rate that was refused, and probes up as usual; a streak
  * left open by the last run is dropped, since its recovery can no longer be measured.

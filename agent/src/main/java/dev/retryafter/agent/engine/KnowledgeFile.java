@@ -138,9 +138,9 @@ final class KnowledgeFile {
     /**
      * Replaces {@code file}, or the file its symbolic links lead to, with {@code bytes} atomically:
      * written whole to a temporary file beside that target, forced to disk, then renamed over it; the
-     * links stay. A reader, another JVM, or a crash at any moment sees
-     * the old file or the new one, never part of one. A failure's message names its cause and the
-     * state file, never the temporary file's random name: it reads the same while the cause lasts.
+     * links stay. A reader, another JVM, or a crash at any moment sees the old file or the new one,
+     * never part of one. A failure's message names its cause and the state file, never the temporary
+     * file's random name: it reads the same while the cause lasts.
      */
     static void replace(Path file, byte[] bytes) throws IOException {
         Path target = target(file);
@@ -150,7 +150,7 @@ final class KnowledgeFile {
         if (Files.exists(target) && !Files.isRegularFile(target)) {
             throw new IOException(target + " is not a regular file");
         }
-        Path parent = target.toAbsolutePath().getParent();
+        Path parent = target.getParent();
         Path temporary;
         try {
             Files.createDirectories(parent);
