@@ -47,9 +47,10 @@ final class KnowledgeFile {
 
     static final String FORMAT = "retry-after-agent state";
     /**
-     * The most of a state file that is read: 10,000 hosts take about 10 MB (the cost benchmark's
-     * file: a pace, a ceiling, one to five streaks each), so this is room for some 30,000; a larger
-     * file is not read into the application's heap.
+     * The most of a state file that is read: 10,000 hosts take 4.9 MB with one refusal streak each,
+     * 10 MB in the cost benchmark (one to five), 16.7 MB with the most a host can hold (five, one
+     * open, a hold and its reason, long names). Room for 20,000 such hosts; a larger file is not read
+     * into the application's heap.
      */
     static final int MAX_BYTES = 32 << 20;
     private static final String TEMPORARY_SUFFIX = ".tmp";
