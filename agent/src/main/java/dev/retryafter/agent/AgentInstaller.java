@@ -93,25 +93,19 @@ final class AgentInstaller {
             AgentHooks.install(null); // any class already changed calls into hooks that now say "run the original"
             throw e;
         }
+        final StateSaving saving = state == null ? null : new StateSaving(state, log.infoLines(), log.warnLines());
         Thread report = new Thread(new Runnable() {
             @Override
             public void run() {
-                if (state != null) {
-                    save(state, log); // first: the report is the one that may be slow
+                if (saving != null) {
+                    saving.atExit(); // first: the report is the one that may be slow
                 }
                 report(engine, config, ungoverned, log);
             }
         }, "retry-after-agent-report");
         Runtime.getRuntime().addShutdownHook(report);
-        if (state != null) {
-            ScheduledExecutorService saver = Executors.newSingleThreadScheduledExecutor(new DaemonThreads("retry-after-agent-state"));
-            long interval = config.stateFile().intervalMillis();
-            saver.scheduleWithFixedDelay(new Runnable() {
-                @Override
-                public void run() {
-                    save(state, log);
-                }
-            }, interval, interval, TimeUnit.MILLISECONDS);
+        if (saving != null) {
+            saving.start(config.stateFile().intervalMillis());
         }
         log.info("on; policies from {}: {}; knowledge in {}; mode {}", config.source(), config.policies(),
                 fleet != null ? config.store() : "memory", config.mode().label()
@@ -194,22 +188,6 @@ final class AgentInstaller {
         } catch (Throwable t) {
             log.warn("state file " + settings.path() + " cannot be used (" + t + "); starting cold, and not writing it");
             return null;
-        }
-    }
-
-    private static volatile String lastSaveFailure;
-
-    /** Writes the state file; a failure is logged (once while it repeats) and never reaches the application. */
-    private static void save(FileKnowledgeStore state, AgentLogger log) {
-        try {
-            state.save();
-            lastSaveFailure = null;
-        } catch (Throwable t) {
-            String failure = String.valueOf(t);
-            if (!failure.equals(lastSaveFailure)) {
-                log.warn("could not write the state file " + state.file() + ": " + failure);
-            }
-            lastSaveFailure = failure;
         }
     }
 

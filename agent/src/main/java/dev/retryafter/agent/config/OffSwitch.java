@@ -1,9 +1,9 @@
 package dev.retryafter.agent.config;
 
-import java.io.ByteArrayOutputStream;
-import java.io.FileInputStream;
+import dev.retryafter.agent.io.SmallFile;
+
+import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -77,13 +77,6 @@ public final class OffSwitch {
     }
 
     private static String read(String file) throws IOException {
-        ByteArrayOutputStream content = new ByteArrayOutputStream();
-        try (InputStream in = new FileInputStream(file)) {
-            byte[] buffer = new byte[8192];
-            for (int n; (n = in.read(buffer)) > 0; ) {
-                content.write(buffer, 0, n);
-            }
-        }
-        return new String(content.toByteArray(), StandardCharsets.UTF_8);
+        return new String(SmallFile.read(new File(file), PolicyFile.MAX_BYTES), StandardCharsets.UTF_8);
     }
 }

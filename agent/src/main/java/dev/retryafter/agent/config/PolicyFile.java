@@ -2,10 +2,10 @@ package dev.retryafter.agent.config;
 
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.Policy;
+import dev.retryafter.agent.io.SmallFile;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -72,6 +72,11 @@ public final class PolicyFile {
         }
     }
 
+    /** The most of a policy file that is read: a real one is a few KiB; a path to a log or a device is a mistake. */
+    static final int MAX_BYTES = 1 << 20;
+    static final String TOO_LARGE = "is larger than " + SmallFile.size(MAX_BYTES)
+            + ", more than any policy file; it is not read (is the path right?)";
+
     private PolicyFile() {
     }
 
@@ -86,7 +91,9 @@ public final class PolicyFile {
         if (file != null) {
             String text;
             try {
-                text = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
+                text = new String(SmallFile.read(file.toFile(), MAX_BYTES), StandardCharsets.UTF_8);
+            } catch (SmallFile.TooLarge e) {
+                throw new ConfigException(file.toString(), 0, null, TOO_LARGE);
             } catch (IOException e) {
                 throw new ConfigException(file.toString(), 0, null, "cannot be read: " + e);
             }

@@ -1,7 +1,8 @@
 package dev.retryafter.agent.config;
 
+import dev.retryafter.agent.io.SmallFile;
+
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -50,8 +51,13 @@ public final class PolicyReloader {
 
     /** One look at the file; applies a valid change. Never throws. */
     public void check() {
-        byte[] content = contentOrNull();
-        if (content == null) {
+        byte[] content;
+        try {
+            content = content();
+        } catch (SmallFile.TooLarge e) {
+            problem("policy file " + file + " " + PolicyFile.TOO_LARGE + "; the policy in force stays");
+            return;
+        } catch (IOException e) {
             problem("policy file " + file + " cannot be read; the policy in force stays");
             return;
         }
@@ -80,9 +86,13 @@ public final class PolicyReloader {
                 : "policies reloaded from " + file + ": " + String.join("; ", changes));
     }
 
+    private byte[] content() throws IOException {
+        return SmallFile.read(file.toFile(), PolicyFile.MAX_BYTES);
+    }
+
     private byte[] contentOrNull() {
         try {
-            return Files.readAllBytes(file);
+            return content();
         } catch (IOException e) {
             return null;
         }

@@ -14,6 +14,8 @@ import java.util.concurrent.Executor;
  * 5,000 such waiters overflowed the stack and left the host blocked for good. So a release that
  * happens inside a hand-over on the same thread is passed to {@code handOvers} instead: the stack
  * holds at most one hand-over, and nothing waits for a thread that is busy further up its own stack.
+ * An executor that runs it at once (a synchronous {@link Delays}), or none that takes it, leaves it
+ * queued on this thread for the hand-over further up to do next.
  */
 final class HostPermits {
 
@@ -22,8 +24,8 @@ final class HostPermits {
     /** Granted by {@link #acquireUncapped()} where {@link #acquire()} would have queued. */
     static final CompletableFuture<Void> GRANTED_OVER_CAP = CompletableFuture.completedFuture(null);
 
-    /** Set while this thread completes a waiter's future, for any host. */
-    private static final ThreadLocal<Boolean> HANDING_OVER = new ThreadLocal<>();
+    /** Set while this thread completes a waiter's future, for any host: the hand-overs it is to do next. */
+    private static final ThreadLocal<ArrayDeque<Runnable>> HANDING_OVER = new ThreadLocal<>();
 
     /** Guarded by this: a reload may change it while permits are held. */
     private int max;
@@ -153,22 +155,40 @@ final class HostPermits {
     private void handOver(CompletableFuture<Void> first) {
         if (HANDING_OVER.get() != null) {
             try {
-                handOvers.execute(() -> handOver(first));
+                handOvers.execute(() -> handOverHere(first));
                 return;
             } catch (RuntimeException rejected) {
-                // No executor to take it: hand it over here rather than lose the permit.
+                // No executor to take it: queued for this thread's hand-over further up, not lost.
             }
         }
-        HANDING_OVER.set(Boolean.TRUE);
+        handOverHere(first);
+    }
+
+    /** Hands {@code first} over on this thread, or, inside a hand-over here already, queues it for that one. */
+    private void handOverHere(CompletableFuture<Void> first) {
+        ArrayDeque<Runnable> queued = HANDING_OVER.get();
+        if (queued != null) {
+            queued.add(() -> passOn(first));
+            return;
+        }
+        queued = new ArrayDeque<>();
+        HANDING_OVER.set(queued);
         try {
-            CompletableFuture<Void> next = first;
-            // Completing runs the waiter's continuation, outside the lock. A waiter cancelled after it
-            // was polled did not take the permit: pass it on, in this loop, not by recursion.
-            while (next != null && !next.complete(null)) {
-                next = nextWaiterOrFree();
+            passOn(first);
+            for (Runnable next = queued.poll(); next != null; next = queued.poll()) {
+                next.run();
             }
         } finally {
             HANDING_OVER.remove();
+        }
+    }
+
+    private void passOn(CompletableFuture<Void> first) {
+        CompletableFuture<Void> next = first;
+        // Completing runs the waiter's continuation, outside the lock. A waiter cancelled after it
+        // was polled did not take the permit: pass it on, in this loop, not by recursion.
+        while (next != null && !next.complete(null)) {
+            next = nextWaiterOrFree();
         }
     }
 

@@ -6,11 +6,17 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -40,6 +46,21 @@ import java.util.zip.CRC32;
 final class KnowledgeFile {
 
     static final String FORMAT = "retry-after-agent state";
+    /**
+     * The most of a state file that is read: 10,000 hosts take 4.9 MB with one refusal streak each,
+     * 10 MB in the cost benchmark (one to five), 16.7 MB with the most a host can hold (five, one
+     * open, a hold and its reason, long names). Room for 20,000 such hosts; a larger file is not read
+     * into the application's heap.
+     */
+    static final int MAX_BYTES = 32 << 20;
+    private static final String TEMPORARY_SUFFIX = ".tmp";
+    /**
+     * How old a save's temporary file is when no save can still be writing it: a save writes it in one
+     * go and renames it at once, about 2 s for 10,000 hosts (10 MB); a minute is far past that.
+     */
+    static final long STALE_TEMPORARY_MILLIS = 60_000;
+    /** Linux's own limit on the links followed in resolving one path. */
+    private static final int MAX_LINKS = 40;
 
     private KnowledgeFile() {
     }
@@ -116,31 +137,146 @@ final class KnowledgeFile {
     }
 
     /**
-     * Replaces {@code target} with {@code bytes} atomically: written whole to a temporary file beside
-     * it, forced to disk, then renamed over it. A reader, another JVM, or a crash at any moment sees
-     * the old file or the new one, never part of one.
+     * Replaces {@code file}, or the file its symbolic links lead to, with {@code bytes} atomically:
+     * written whole to a temporary file beside that target, forced to disk, then renamed over it; the
+     * links stay. A reader, another JVM, or a crash at any moment sees the old file or the new one,
+     * never part of one. A failure's message names its cause and the state file, never the temporary
+     * file's random name: it reads the same while the cause lasts.
      */
-    static void replace(Path target, byte[] bytes) throws IOException {
-        Path parent = target.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
+    static void replace(Path file, byte[] bytes) throws IOException {
+        Path target = target(file);
+        if (Files.isDirectory(target)) {
+            throw new IOException(target + " is a directory");
         }
-        Path temporary = Files.createTempFile(parent, "." + target.getFileName() + ".", ".tmp");
+        if (Files.exists(target) && !Files.isRegularFile(target)) {
+            throw new IOException(target + " is not a regular file");
+        }
+        Path parent = target.getParent();
+        Path temporary;
         try {
+            Files.createDirectories(parent);
+            temporary = Files.createTempFile(parent, "." + target.getFileName() + ".", TEMPORARY_SUFFIX);
+        } catch (IOException e) {
+            throw failed("cannot create a file in " + parent, e);
+        }
+        try {
+            keepPermissions(target, temporary);
             try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE);
                  OutputStream out = java.nio.channels.Channels.newOutputStream(channel)) {
                 out.write(bytes);
                 out.flush();
                 channel.force(true);
+            } catch (IOException e) {
+                throw failed("cannot write a file in " + parent, e);
             }
             try {
                 Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
                 throw new IOException("the file system cannot rename atomically in " + parent, e);
+            } catch (IOException e) {
+                throw failed("cannot rename a new file over " + target, e);
             }
         } finally {
-            Files.deleteIfExists(temporary);
+            try {
+                Files.deleteIfExists(temporary);
+            } catch (IOException e) {
+                // the failure that matters is the one above
+            }
         }
+    }
+
+    /**
+     * The file {@code file} leads to through its symbolic links, which may not exist yet: a save
+     * renames over it, so a link (to a shared file, a mounted one) stays a link. Each link is read
+     * as the system reads it, relative to the directory it is in.
+     */
+    static Path target(Path file) throws IOException {
+        Path at = file.toAbsolutePath();
+        for (int links = 0; Files.isSymbolicLink(at); links++) {
+            if (links == MAX_LINKS) {
+                throw new IOException(file + " leads through more than " + MAX_LINKS + " symbolic links");
+            }
+            at = at.resolveSibling(Files.readSymbolicLink(at));
+        }
+        return at;
+    }
+
+    /**
+     * Removes the temporary files that saves of {@code file} left when cut short (a kill -9, a halt
+     * during a save): those of its pattern beside its target, older than {@link #STALE_TEMPORARY_MILLIS}.
+     * A younger one may be the save of another JVM sharing the file, under way now: it is left alone.
+     * Best effort: what cannot be listed or removed stays.
+     */
+    static void removeStaleTemporaries(Path file, long now) {
+        try {
+            Path target = target(file);
+            final String prefix = "." + target.getFileName() + ".";
+            DirectoryStream.Filter<Path> ours = new DirectoryStream.Filter<Path>() {
+                @Override
+                public boolean accept(Path entry) {
+                    String name = entry.getFileName().toString();
+                    return name.startsWith(prefix) && name.endsWith(TEMPORARY_SUFFIX)
+                            && isDigits(name.substring(prefix.length(), name.length() - TEMPORARY_SUFFIX.length()));
+                }
+            };
+            try (DirectoryStream<Path> left = Files.newDirectoryStream(target.getParent(), ours)) {
+                for (Path temporary : left) {
+                    BasicFileAttributes attributes = Files.readAttributes(temporary, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                    if (attributes.isRegularFile() && attributes.lastModifiedTime().toMillis() < now - STALE_TEMPORARY_MILLIS) {
+                        Files.deleteIfExists(temporary);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // nothing there, or nothing we may touch: it stays
+        }
+    }
+
+    /** What {@link Files#createTempFile} puts between prefix and suffix: a random number. */
+    private static boolean isDigits(String text) {
+        if (text.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) < '0' || text.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The new file gets the permissions of the one it replaces: a file shared by several users'
+     * JVMs stays readable by them (a temporary file is made readable by its owner only).
+     */
+    private static void keepPermissions(Path target, Path temporary) {
+        try {
+            Files.setPosixFilePermissions(temporary, Files.getPosixFilePermissions(target));
+        } catch (IOException | UnsupportedOperationException e) {
+            // no file yet, or no POSIX permissions here: the temporary file's own stay
+        }
+    }
+
+    private static IOException failed(String what, IOException e) {
+        return new IOException(what + ": " + why(e), e);
+    }
+
+    /** What went wrong, without the file names a {@link FileSystemException} carries (one of them random). */
+    private static String why(IOException e) {
+        if (e instanceof FileSystemException) {
+            String reason = ((FileSystemException) e).getReason();
+            if (reason != null) {
+                return reason;
+            }
+            if (e instanceof AccessDeniedException) {
+                return "permission denied";
+            }
+            if (e instanceof NoSuchFileException) {
+                return "no such file or directory";
+            }
+            return e.getClass().getSimpleName();
+        }
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 
     private static void put(Map<String, String> lines, String prefix, String key, HostKnowledge k) {

@@ -97,4 +97,45 @@ class PolicyReloaderTest {
         assertEquals(1, applied.size());
         assertEquals(4, applied.get(0).policies().defaults().maxAttempts());
     }
+
+    /**
+     * Issue 28, item 7: a policy file larger than any policy (a path to a log, or to /dev/zero, which
+     * filled a 128 MB application's heap) is not read past 1 MiB; it is said once, and nothing applied.
+     */
+    @Test
+    void aFileLargerThanAnyPolicyIsNotReadAndSaidOnce() throws Exception {
+        Path file = dir.resolve("policies.properties");
+        replace(file, "default.max-attempts = 3\n");
+        PolicyReloader reloader = reloader(file);
+        StringBuilder large = new StringBuilder("default.max-attempts = 2\n");
+        while (large.length() <= PolicyFile.MAX_BYTES) {
+            large.append("# a comment that pads the file past what any policy file holds\n");
+        }
+        replace(file, large.toString());
+        reloader.check();
+        reloader.check();
+        assertTrue(applied.isEmpty(), "not applied");
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertEquals("policy file " + file + " is larger than 1 MiB, more than any policy file; it is not read (is the path right?);"
+                + " the policy in force stays", warnings.get(0));
+    }
+
+    @Test
+    void aPolicyPathOnDevZeroIsReadNoFurtherThanTheBound() throws Exception {
+        Path zero = java.nio.file.Paths.get("/dev/zero");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(zero), "a system with /dev/zero");
+        Path file = dir.resolve("policies.properties");
+        replace(file, "default.max-attempts = 3\n");
+        PolicyReloader reloader = reloader(file);
+        Files.delete(file);
+        Files.createSymbolicLink(file, zero);
+        reloader.check();
+        assertTrue(applied.isEmpty(), "not applied");
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).contains("larger than 1 MiB"), warnings.get(0));
+        ConfigException atStart = org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
+                () -> PolicyFile.read(file, Collections.emptyList()));
+        assertEquals(file + ": " + PolicyFile.TOO_LARGE, atStart.getMessage());
+        assertEquals(null, OffSwitch.offBy(file.toString(), Collections.emptyMap()), "the full read says it");
+    }
 }

@@ -400,6 +400,47 @@ class CallTest {
     }
 
     /**
+     * Issue 28, item 9: the same with a synchronous {@link Delays}, whose every wait is over when
+     * asked for (virtual time moved on at once). The hand-over meant for "later" ran inside the
+     * hand-over itself, recursed until the stack gave out, and 4,999 of 5,000 turns stayed pending.
+     */
+    @Test
+    void thousandsOfTurnsAllCompleteWithASynchronousDelays() throws Exception {
+        VirtualClock clock = new VirtualClock();
+        Delays synchronous = millis -> {
+            clock.advance(millis);
+            return CompletableFuture.completedFuture(null);
+        };
+        RetryEngine engine = RetryEngine.builder().clock(clock).delays(synchronous)
+                .policies(PolicyLookup.everyHost(Policy.builder().maxConcurrency(1).build())).build();
+        Call holder = engine.open("portal.example", 443, true);
+        holder.turn().join();
+        int turns = 5_000;
+        List<CompletableFuture<Void>> ended = new ArrayList<>();
+        for (int i = 0; i < turns; i++) {
+            Call call = engine.open("portal.example", 443, true);
+            ended.add(call.turn().whenComplete((went, failure) -> call.endAttempt()));
+        }
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread releaser = new Thread(null, () -> {
+            try {
+                holder.endAttempt();
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        }, "releaser", 512 * 1024);
+        releaser.start();
+        releaser.join();
+        assertNull(thrown.get());
+        assertEquals(0, ended.stream().filter(f -> !f.isDone()).count(), "turns pending for ever");
+        assertEquals(0, ended.stream().filter(CompletableFuture::isCompletedExceptionally).count(), "turns failed");
+        assertTrue(holder.host().permits().isIdle(), "the host is not blocked");
+        Call later = engine.open("portal.example", 443, true);
+        assertTrue(later.turn().isDone(), "a later call goes at once");
+        later.endAttempt();
+    }
+
+    /**
      * Issue 9, item 9: a turn never completes normally once abandon() gave its permit back. The
      * clock abandons the call on its k-th reading after the turn began, so abandon() lands at each
      * point of the turn in turn, the points a racing thread could hit.

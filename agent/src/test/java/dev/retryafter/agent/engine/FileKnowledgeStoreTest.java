@@ -9,17 +9,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -141,6 +145,15 @@ class FileKnowledgeStoreTest extends KnowledgeStoreContract {
         assertSetAside("format version 2");
     }
 
+    /** Issue 28, item 7: a state file past the bound is set aside unread, not read into the heap. */
+    @Test
+    void aFileLargerThanTheBoundIsSetAsideUnread() throws Exception {
+        byte[] large = new byte[KnowledgeFile.MAX_BYTES + 1];
+        Arrays.fill(large, (byte) '#');
+        Files.write(stateFile(), large);
+        assertSetAside("larger than 32 MiB");
+    }
+
     private void assertSetAside(String why) throws IOException {
         FileKnowledgeStore store = open(stateFile());
         assertEquals(1, warnings.size(), warnings::toString);
@@ -209,6 +222,106 @@ class FileKnowledgeStoreTest extends KnowledgeStoreContract {
         assertEquals(400, both.size(), "each writer keeps what the other wrote");
         try (DirectoryStream<Path> left = Files.newDirectoryStream(directory, ".*.tmp")) {
             assertFalse(left.iterator().hasNext(), "no temporary file left behind");
+        }
+    }
+
+    /**
+     * Issue 28, item 6: a state file that is a symbolic link (a shared file, a mounted one) is
+     * written through the link. The first save used to replace the link with a regular file.
+     */
+    @Test
+    void aSymlinkedStateFileIsWrittenThroughTheLink() throws Exception {
+        Path shared = Files.createDirectory(directory.resolve("shared"));
+        Path target = shared.resolve("fleet.properties");
+        Path link = Files.createSymbolicLink(stateFile(), directory.relativize(target)); // relative, as ln -s makes them
+        FileKnowledgeStore store = open(link);
+        store.imposeNotBefore(HOST, T + 60_000);
+        store.save(); // the target does not exist yet
+        store.imposeNotBefore(OTHER, T + 60_000);
+        store.save(); // and now it does
+        assertTrue(Files.isSymbolicLink(link), "still a link");
+        assertEquals(2, open(target).snapshot().size(), "the target has what was saved");
+        try (DirectoryStream<Path> left = Files.newDirectoryStream(directory, ".*.tmp");
+             DirectoryStream<Path> leftThere = Files.newDirectoryStream(shared, ".*.tmp")) {
+            assertFalse(left.iterator().hasNext() || leftThere.iterator().hasNext(), "no temporary file left behind");
+        }
+        assertTrue(warnings.isEmpty(), warnings::toString);
+        Files.delete(target);
+        Files.delete(link);
+        Files.delete(shared);
+    }
+
+    /** A shared file stays as readable as it was: a save renames a new file over it, with the old one's permissions. */
+    @Test
+    void aSaveKeepsTheFilesPermissions() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(directory.getFileSystem().supportedFileAttributeViews().contains("posix"));
+        FileKnowledgeStore store = open(stateFile());
+        store.save();
+        Set<PosixFilePermission> shared = PosixFilePermissions.fromString("rw-rw-r--");
+        Files.setPosixFilePermissions(stateFile(), shared);
+        store.imposeNotBefore(HOST, T + 60_000);
+        store.save();
+        assertEquals(shared, Files.getPosixFilePermissions(stateFile()));
+    }
+
+    /** A link to a file that cannot be read: the target is set aside, and the link stays for the next save. */
+    @Test
+    void anUnreadableTargetIsSetAsideAndTheLinkKept() throws Exception {
+        Path shared = Files.createDirectory(directory.resolve("shared"));
+        Path target = shared.resolve("fleet.properties");
+        Files.write(target, "spring.datasource.url = jdbc:h2:mem\n".getBytes(StandardCharsets.ISO_8859_1));
+        Path link = Files.createSymbolicLink(stateFile(), target);
+        FileKnowledgeStore store = open(link);
+        assertEquals(1, warnings.size(), warnings::toString);
+        assertTrue(Files.isSymbolicLink(link), "the link stays");
+        store.imposeNotBefore(HOST, T + 5);
+        store.save();
+        assertEquals(OptionalLong.of(T + 5), open(target).read(HOST).notBefore(), "written afresh through the link");
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(shared)) {
+            for (Path file : files) {
+                Files.delete(file);
+            }
+        }
+        Files.delete(link);
+        Files.delete(shared);
+    }
+
+    /**
+     * Issue 28, item 5: a save cut short (kill -9, an exit during a save) leaves its temporary file;
+     * nothing removed them. At start, this file's own ones are removed once older than a save takes;
+     * a younger one may be another JVM's save under way, and another file's are not ours.
+     */
+    @Test
+    void staleTemporaryFilesOfThisStateFileAreRemovedAtStart() throws Exception {
+        Path stale = temporary(".state.properties.8214411523906180353.tmp", T - 120_000);
+        Path underWay = temporary(".state.properties.99120077.tmp", T - 1_000);
+        Path anotherFiles = temporary(".other.properties.8214411523906180353.tmp", T - 120_000);
+        Path notASaves = temporary(".state.properties.mine.tmp", T - 120_000);
+        open(stateFile());
+        assertFalse(Files.exists(stale), "a stale one is removed");
+        assertTrue(Files.exists(underWay), "a save under way in another JVM is left alone");
+        assertTrue(Files.exists(anotherFiles) && Files.exists(notASaves), "what is not this file's temporary file is left alone");
+        assertTrue(warnings.isEmpty(), warnings::toString);
+    }
+
+    private Path temporary(String name, long modifiedAt) throws IOException {
+        Path file = Files.write(directory.resolve(name), new byte[] {'x'});
+        Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.fromMillis(modifiedAt));
+        return file;
+    }
+
+    /** The save at exit is the last: a periodic save that starts after it writes nothing the exit could cut short. */
+    @Test
+    void aSaveAfterTheLastWritesNothing() throws Exception {
+        FileKnowledgeStore store = open(stateFile());
+        store.imposeNotBefore(HOST, T + 60_000);
+        store.saveLast();
+        byte[] written = Files.readAllBytes(stateFile());
+        store.imposeNotBefore(OTHER, T + 60_000);
+        store.save();
+        assertArrayEquals(written, Files.readAllBytes(stateFile()));
+        try (DirectoryStream<Path> left = Files.newDirectoryStream(directory, ".*.tmp")) {
+            assertFalse(left.iterator().hasNext(), "no temporary file");
         }
     }
 
