@@ -13,14 +13,17 @@ package dev.retryafter.agent.engine;
 final class AdaptivePace {
 
     /**
-     * The curve is back at the refused rate after this many requests at that rate, but never sooner
-     * than two windows nor later than ten. A hundred requests per cycle keeps the one refusal that
-     * ends a cycle near 1%; ten windows bounds how long a ceiling read low (a window another client
-     * had half used) holds the pace down.
+     * The curve is back at the refused rate after this many requests at that rate for each refusal the
+     * last streak cost: a cycle ends in about one streak, so a host whose streaks are one refusal (a
+     * short window, a bucket) is probed every hundred requests, and one whose streaks run to five
+     * (a long fixed window, refusing until it resets) every five hundred; either way about 1% refused.
+     * No window enters it: a host's window is not known, and a configured one may be wrong.
      */
-    static final double REQUESTS_PER_CYCLE = 100;
-    static final int MIN_WINDOWS_PER_CYCLE = 2;
-    static final int MAX_WINDOWS_PER_CYCLE = 10;
+    static final double REQUESTS_PER_CYCLE = 150;
+    /** A streak of more refusals than this is counted as this many: a cycle no longer than a thousand requests. */
+    static final int MAX_REFUSALS_PER_STREAK = 10;
+    /** However slow the host, a reading taken low is corrected within a few of these. */
+    static final long MAX_CYCLE_MILLIS = 20 * 60_000;
 
     /**
      * Each cycle ends in about one refusal, so probing pays only if that refusal is cheap: a cycle
@@ -29,30 +32,37 @@ final class AdaptivePace {
      */
     static final int CYCLES_PER_REFUSAL_COST = 20;
 
-    /** Past the plateau the curve is stopped at this many cycles: about six times the refused rate. */
-    static final double MAX_PROBE = 3;
+    /**
+     * Past the plateau the curve keeps rising, so a limit read low (a late start, a limit raised since)
+     * is always found again; a cubic's growth from one cycle to the next falls as it goes, never more
+     * than 2.5 times. This bound only keeps the arithmetic finite: a million cycles.
+     */
+    static final double MAX_PROBE = 1e6;
+
+    /**
+     * How steeply the probe rises past the plateau, whatever the headroom: 1.4 times the refused rate
+     * a cycle past it, 4.2 times two cycles past (the AWS SDK's adaptive mode uses the same 0.4).
+     * Tied to the headroom, a headroom of 0.9 probed half as fast as one of 0.8.
+     */
+    static final double PROBE_SCALE = 0.4;
 
     private final double headroom;
-    private final long windowMillis;
     private double refusedRate;
     private long epochMillis;
     private long cycleMillis;
 
     AdaptivePace(Policy policy, long now) {
         this.headroom = policy.headroom();
-        this.windowMillis = policy.windowMillis();
         if (policy.startRatePerSecond() > 0) {
             // A configured rate is what the operator believes the limit to be: start on the plateau
             // at that rate, and probe beyond it if the host never objects.
-            restart(policy.startRatePerSecond(), now, 0);
-            epochMillis = now - cycleMillis;
+            fromPlateau(policy.startRatePerSecond(), now);
         }
     }
 
     /** The curve {@code schedule} describes, under {@code policy}'s headroom and window; none if null. */
     AdaptivePace(Policy policy, PaceSchedule schedule) {
         this.headroom = policy.headroom();
-        this.windowMillis = policy.windowMillis();
         if (schedule != null) {
             refusedRate = schedule.refusedRatePerSecond();
             epochMillis = schedule.epochMillis();
@@ -71,15 +81,21 @@ final class AdaptivePace {
     }
 
     /**
-     * A refusal at {@code now} after {@code ceiling} successes in the window; a refusal has lately
-     * cost {@code refusalCostMillis}. A ceiling of zero says nothing about the rate, so the current
-     * pace, if any, is taken as the one refused.
+     * The host refused {@code refusedRate} requests a second at {@code now} ({@link RefusedRate});
+     * a refusal has lately cost {@code refusalCostMillis}. A rate of zero says nothing, so the
+     * current pace, if any, is taken as the one refused.
      */
-    void onRefusal(int ceiling, long now, long refusalCostMillis) {
-        double observed = ceiling > 0 ? ceiling * 1000.0 / windowMillis : rate(now);
+    void onRefusal(double refusedRate, long now, long refusalCostMillis, int refusalsPerStreak) {
+        double observed = refusedRate > 0 ? refusedRate : rate(now);
         if (observed > 0) {
-            restart(observed, now, refusalCostMillis);
+            restart(observed, now, refusalCostMillis, refusalsPerStreak);
         }
+    }
+
+    /** A rate known to be no more than the host allows: on the plateau at it now, the probe next. */
+    void fromPlateau(double rate, long now) {
+        restart(rate, now, 0, 1);
+        epochMillis = now - cycleMillis;
     }
 
     /**
@@ -92,7 +108,7 @@ final class AdaptivePace {
             return;
         }
         double progress = Math.min(1.0, (now - epochMillis) / (double) cycleMillis);
-        cycleMillis = cycleMillis(refusedRate, refusalCostMillis);
+        cycleMillis = cycleMillis(refusedRate, refusalCostMillis, 1);
         epochMillis = now - (long) (progress * cycleMillis);
     }
 
@@ -104,15 +120,15 @@ final class AdaptivePace {
         return PaceSchedule.rateAt(refusedRate, epochMillis, cycleMillis, headroom, now);
     }
 
-    private void restart(double rate, long now, long refusalCostMillis) {
+    private void restart(double rate, long now, long refusalCostMillis, int refusalsPerStreak) {
         refusedRate = rate;
         epochMillis = now;
-        cycleMillis = cycleMillis(rate, refusalCostMillis);
+        cycleMillis = cycleMillis(rate, refusalCostMillis, refusalsPerStreak);
     }
 
-    private long cycleMillis(double rate, long refusalCostMillis) {
-        long forRequests = (long) (REQUESTS_PER_CYCLE * 1000 / rate);
-        long usual = Math.max(MIN_WINDOWS_PER_CYCLE * windowMillis, Math.min(MAX_WINDOWS_PER_CYCLE * windowMillis, forRequests));
-        return Math.max(usual, CYCLES_PER_REFUSAL_COST * refusalCostMillis);
+    private static long cycleMillis(double rate, long refusalCostMillis, int refusalsPerStreak) {
+        int refusals = Math.max(1, Math.min(MAX_REFUSALS_PER_STREAK, refusalsPerStreak));
+        long forRequests = (long) Math.min(MAX_CYCLE_MILLIS, REQUESTS_PER_CYCLE * refusals * 1000 / rate);
+        return Math.max(1, Math.max(forRequests, Math.min(MAX_CYCLE_MILLIS, CYCLES_PER_REFUSAL_COST * refusalCostMillis)));
     }
 }

@@ -252,9 +252,14 @@ public final class Call {
         if (!state.policy().isRefusal(status)) {
             // A 5xx that is not a refusal is a failure, not a sign of the limit; anything under 500 was let through.
             if (status < 500) {
-                CharacterisationChange change = state.onAdmitted(now, sentAt);
-                if (change != null) {
-                    engine.listener.onRecharacterised(state, change);
+                HostState.Recovered recovered = state.onAdmitted(now, sentAt);
+                if (recovered != null) {
+                    if (recovered.change != null) {
+                        engine.listener.onRecharacterised(state, recovered.change);
+                    }
+                    if (recovered.learned != null) {
+                        engine.listener.onLearned(state, recovered.learned);
+                    }
                 }
             }
             return false;

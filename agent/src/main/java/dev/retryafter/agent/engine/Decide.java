@@ -3,14 +3,15 @@ package dev.retryafter.agent.engine;
 /**
  * The decision on a refusal, as a pure function: of the policy, what is known of the host (its
  * streak already counting this refusal), the refusal, the attempt, whether the body can be sent
- * again, and a random number for the jitter. It changes nothing; {@link HostState} applies it.
+ * again, and a random number for the jitter. It changes nothing; {@link HostState} applies it. The
+ * window is the host's as learned ({@link HostState#windowMillis()}), the policy's until then.
  */
 final class Decide {
 
     private Decide() {
     }
 
-    static Decision onRefusal(String host, Policy policy, HostKnowledge knowledge, Refusal refusal, int attempt,
+    static Decision onRefusal(String host, Policy policy, HostKnowledge knowledge, long windowMillis, Refusal refusal, int attempt,
                               boolean replayable, double random) {
         Category category = categoryOf(policy, knowledge);
         RetryAfter header = refusal.header;
@@ -27,7 +28,8 @@ final class Decide {
         int streakRefusals = knowledge.streak != null && !refusal.echo ? knowledge.streak.refusals() : 1;
         long backoff = Backoff.fullJitter(Math.max(attempt, streakRefusals), random, policy.backoffBaseMillis(),
                 policy.backoffCapMillis());
-        Wait wait = withinFirstWindow(policy, category, header, knowledge.streak, refusal.now,
+        boolean lastTryNext = attempt + 1 >= policy.maxAttempts();
+        Wait wait = withinFirstWindow(policy, windowMillis, lastTryNext, category, header, knowledge.streak, refusal.now,
                 Sanitiser.sanitise(policy, category, header, backoff));
         Decision.Outcome outcome;
         if (attempt >= policy.maxAttempts()) {
@@ -50,12 +52,28 @@ final class Decide {
      * the category honours (truthful), or takes as a hint (not proven truthful, or unreliable) while
      * it is within max-sleep, keeps its wait; a header beyond max-sleep is not obeyed anyway, and the
      * max-sleep it was cut to is the agent's own choice. Beyond the first window, nothing changes.
+     *
+     * <p>A window of 0 is one not learned yet (the host's first streak): the end is then looked for as
+     * the streak ages, each wait at most half as long as the streak is old, so it is found within 1.5
+     * times the time it took, in a number of refusals that grows with the log of the window's length;
+     * a request's last try waits for the end of the window the policy names (a hint, 60 s unless set),
+     * since a refusal then loses its record.
      */
-    static Wait withinFirstWindow(Policy policy, Category category, RetryAfter header, OpenStreak streak, long now, Wait wait) {
+    static Wait withinFirstWindow(Policy policy, long windowMillis, boolean lastTryNext, Category category, RetryAfter header,
+                                  OpenStreak streak, long now, Wait wait) {
         if (streak == null || category == Category.TRUTHFUL) {
             return wait;
         }
-        long windowLeft = streak.startedAtMillis() + policy.windowMillis() - now;
+        long age = now - streak.startedAtMillis();
+        if (windowMillis <= 0 && lastTryNext) {
+            // A request's last try, refused, loses its record: it waits for the end of the window the policy
+            // names (a hint), where the probing would have sent it sooner.
+            long hinted = Math.min(policy.windowMillis() - age, policy.maxSleepMillis());
+            if (hinted > wait.millis()) {
+                return new Wait(hinted, wait.reason(), Wait.Bound.LAST_TRY);
+            }
+        }
+        long windowLeft = windowMillis > 0 ? windowMillis - age : Math.max(age / 2, 0);
         if (windowLeft <= 0) {
             return wait;
         }

@@ -209,6 +209,11 @@ public final class FileKnowledgeStore implements KnowledgeStore {
     }
 
     @Override
+    public OptionalLong firstAdmitted(String host, long from, long before) {
+        return memory.firstAdmitted(host, from, before);
+    }
+
+    @Override
     public Optional<StreakEnd> recordRecovery(String host, long sentAt) {
         return memory.recordRecovery(host, sentAt);
     }

@@ -1,5 +1,6 @@
 package dev.retryafter.agent.engine;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -22,10 +23,21 @@ public final class HostState {
     /** Replaced by a reload ({@link #usePolicy}); a method that reads it more than once reads it once, into a local. */
     private volatile Policy policy;
     private final HostPermits permits;
+    /** How many in flight the host takes, as learned: the permits' size, at most the policy's cap. */
+    private final LearnedCap learnedCap;
     private final KnowledgeStore store;
     /** The pace a configured start rate gives, until the host teaches one; null when none is configured. */
     private volatile PaceSchedule startPace;
     private volatile long lastUsedMillis;
+    /** When this JVM first sent to the host: where the limit's first period began, as far as it can tell. */
+    private volatile long firstSentMillis = HostKnowledge.NO_MOMENT;
+    /**
+     * The length of the host's first period, learned at the end of its first streak ({@link RefusedRate#firstPeriod});
+     * 0 until then, when the policy's window stands in for it.
+     */
+    private volatile long learnedWindowMillis;
+    /** How many refusals the last streak came to, echoes included: a long one makes probing dearer. */
+    private volatile int lastStreakRefusals = 1;
 
     // Guarded by this.
     private final LongWaitClaim longWaitClaim = new LongWaitClaim();
@@ -60,6 +72,7 @@ public final class HostState {
         this.key = key;
         this.policy = policy;
         this.permits = new HostPermits(policy.maxConcurrency(), handOvers);
+        this.learnedCap = new LearnedCap(policy.maxConcurrency());
         this.store = store;
         this.startPace = new AdaptivePace(policy, now).schedule();
         this.lastUsedMillis = now;
@@ -84,7 +97,8 @@ public final class HostState {
         Policy before = policy;
         policy = next;
         if (next.maxConcurrency() != before.maxConcurrency()) {
-            permits.resize(next.maxConcurrency());
+            learnedCap.usePolicyCap(before.maxConcurrency(), next.maxConcurrency());
+            permits.resize(learnedCap.cap());
         }
         if (next.startRatePerSecond() != before.startRatePerSecond() || next.headroom() != before.headroom()) {
             startPace = new AdaptivePace(next, now).schedule();
@@ -192,7 +206,26 @@ public final class HostState {
 
     void onSent(long now) {
         requests.increment();
+        if (firstSentMillis == HostKnowledge.NO_MOMENT) {
+            firstSentMillis = now; // a race writes a moment a few microseconds later: no matter
+        }
         touch(now);
+    }
+
+    /** How long the host's limit takes to have room again: learned, else the policy's window. */
+    long windowMillis() {
+        long learned = learnedWindowMillis;
+        return learned > 0 ? learned : policy.windowMillis();
+    }
+
+    /**
+     * The window a streak's waits are bounded by: as learned, else as configured (a hint); 0 while
+     * neither, when the waits look for the window's end themselves ({@link Decide#withinFirstWindow}).
+     */
+    long knownWindowMillis() {
+        long learned = learnedWindowMillis;
+        Policy policy = this.policy;
+        return learned > 0 ? learned : policy.windowConfigured() ? policy.windowMillis() : 0;
     }
 
     /** A call took a permit here: the host is in use, whether or not the request goes out. */
@@ -218,13 +251,28 @@ public final class HostState {
      * re-characterised. Returns the change, or null if nothing changed. Takes this state's lock only
      * when a streak ended.
      */
-    CharacterisationChange onAdmitted(long now, long sentAt) {
+    Recovered onAdmitted(long now, long sentAt) {
         store.recordAdmitted(key, now); // the store counts successes: a fleet's ceiling is every JVM's
+        int raised = learnedCap.onAdmitted(policy.maxConcurrency());
+        if (raised > 0) {
+            permits.resize(raised);
+        }
         Optional<KnowledgeStore.StreakEnd> ended = store.recordRecovery(key, sentAt);
         return ended.isPresent() ? onRecovered(now, ended.get()) : null; // else no streak open, or sent before it began
     }
 
-    private synchronized CharacterisationChange onRecovered(long now, KnowledgeStore.StreakEnd end) {
+    /** A streak that ended: the category's change, if any, and what its end taught, if anything. */
+    static final class Recovered {
+        final CharacterisationChange change;
+        final Learned learned;
+
+        Recovered(CharacterisationChange change, Learned learned) {
+            this.change = change;
+            this.learned = learned;
+        }
+    }
+
+    private synchronized Recovered onRecovered(long now, KnowledgeStore.StreakEnd end) {
         long recovery = now - end.streak().startedAtMillis();
         Characterisation before = end.before().characterisation();
         Characterisation after = end.after().characterisation();
@@ -242,8 +290,54 @@ public final class HostState {
             pace.retime(now, 0);
             store.learn(key, now, Optional.ofNullable(pace.schedule()), OptionalInt.empty());
         }
+        if (end.before().streak != null) {
+            lastStreakRefusals = end.before().streak.refusals();
+        }
+        Learned learned = nextStreakOpen ? null : learnFirstPeriod(now, end);
         boolean changed = before.category() != after.category() || after.medianMovedFarFrom(before);
-        return changed ? new CharacterisationChange(before, after, recovery) : null;
+        return changed || learned != null ? new Recovered(changed ? new CharacterisationChange(before, after, recovery) : null, learned)
+                : null;
+    }
+
+    /**
+     * The end of the host's first streak says how long its first period lasted and how much it let
+     * through: the first reading of the limit that needs no window ({@link RefusedRate#firstPeriod}).
+     * The pace restarts from it; later streaks correct it.
+     */
+    private Learned learnFirstPeriod(long now, KnowledgeStore.StreakEnd end) {
+        // The period begins at the first request, or where the last streak that taught nothing ended (a late
+        // start: the first period was someone else's, all of it refused).
+        List<FinishedStreak> earlier = end.before().finishedStreaks();
+        long firstSent = earlier.isEmpty() ? firstSentMillis : earlier.get(0).startedAtMillis() + earlier.get(0).recoveredByMillis();
+        long streakStart = end.streak().startedAtMillis();
+        if (learnedWindowMillis > 0 || firstSent == HostKnowledge.NO_MOMENT) {
+            return null;
+        }
+        if (earlier.isEmpty()) {
+            // In a fleet the period began with the fleet's first request let through, which may be before this JVM's.
+            firstSent = Math.min(firstSent, store.firstAdmitted(key, firstSent - windowMillis(), streakStart).orElse(firstSent));
+        }
+        if (firstSent >= streakStart) {
+            return null;
+        }
+        int admitted = store.ceilingBefore(key, streakStart, streakStart - firstSent + 1);
+        // The limit had room again between the last request refused and the one let through: the middle, where the
+        // two are close; where they are not (a last try that waited long), the later, for a reading that is a lower bound.
+        long lastRefused = streakStart + end.streak().lastRefusedAfterMillis();
+        long recovered = streakStart + end.streak().recoveredByMillis();
+        long periodEnd = recovered - lastRefused <= (recovered - firstSent) / 5 ? (lastRefused + recovered) / 2 : recovered;
+        periodEnd = Math.min(now, periodEnd);
+        double rate = RefusedRate.firstPeriod(admitted, firstSent, periodEnd);
+        if (rate <= 0) {
+            return null;
+        }
+        learnedWindowMillis = periodEnd - firstSent;
+        // A reading from the limit's first period alone is a lower bound (a window others had half used, a
+        // recovery the backoff overshot): the curve starts on its plateau, probing at once.
+        AdaptivePace pace = new AdaptivePace(policy, paceOf(end.after()));
+        pace.fromPlateau(rate, now);
+        store.learn(key, now, Optional.ofNullable(pace.schedule()), OptionalInt.of(admitted));
+        return new Learned(key, admitted, periodEnd - firstSent, pace.rate(now));
     }
 
     /** A refusal, decided on and applied; what it taught, if it began a streak. */
@@ -272,20 +366,38 @@ public final class HostState {
                 header.isUsable() ? OptionalLong.of(header.millis()) : OptionalLong.empty(),
                 AdaptivePace.rate(pace, policy.headroom(), now) > 0);
         Learned learned = null;
+        if (mode == Mode.ENFORCE) {
+            int lowered = learnedCap.onRefusal(permits.inUse());
+            if (lowered > 0) {
+                permits.resize(lowered);
+            }
+        }
         if (streak.isFirstRefusal()) {
             // Only a streak's first refusal says where the limit is; the rest are its echo.
-            int ceiling = store.ceilingBefore(key, now, policy.windowMillis());
+            double paced = AdaptivePace.rate(pace, policy.headroom(), now);
+            FinishedStreak previous = known.streaks.isEmpty() ? null : known.streaks.get(0);
+            long sinceStreak = previous != null ? now - previous.startedAtMillis() : windowMillis();
+            long span = previous != null ? Math.max(1, now - previous.startedAtMillis() - previous.recoveredByMillis()) : sinceStreak;
+            int ceiling = store.ceilingBefore(key, now, span);
+            double refused = previous != null && (paced > 0 || learnedWindowMillis > 0)
+                    ? RefusedRate.at(paced, ceiling, span, sinceStreak, windowMillis()) : paced;
+            if (refused <= 0 && policy.windowConfigured()) {
+                refused = ceiling * 1000.0 / policy.windowMillis(); // a window someone knows: the guide's reading, provisional
+            }
+            // Else the host's first streak, unpaced, says nothing of the rate until it ends (learnFirstPeriod):
+            // the refusal's own wait spaces the retries meanwhile, where a pace guessed from a default window
+            // would hold them back and stretch the very period being measured.
             AdaptivePace next = new AdaptivePace(policy, pace);
-            next.onRefusal(ceiling, now, known.window().pacedRefusalCost());
+            next.onRefusal(refused, now, known.window().pacedRefusalCost(), lastStreakRefusals);
             store.learn(key, now, Optional.ofNullable(next.schedule()), OptionalInt.of(ceiling));
-            learned = new Learned(key, ceiling, policy.windowMillis(), next.rate(now));
+            learned = new Learned(key, ceiling, span, next.rate(now));
         }
 
         HostKnowledge counted = knowledge();
         boolean confirmsLongWait = Decide.categoryOf(policy, counted) == Category.TRUTHFUL && header.isUsable()
                 && header.millis() > policy.maxSleepMillis() && longWaitClaim.confirmedBy(now + header.millis(), now);
         boolean echo = known.streak != null && (sentAt < known.streak.startedAtMillis() || sentAt < known.notBeforeMillis);
-        Decision decision = Decide.onRefusal(key, policy, counted, new Refusal(now, status, header, confirmsLongWait, echo), attempt,
+        Decision decision = Decide.onRefusal(key, policy, counted, knownWindowMillis(), new Refusal(now, status, header, confirmsLongWait, echo), attempt,
                 replayable, random).in(mode);
         apply(decision, now, counted);
         lastDecision = decision;
@@ -369,9 +481,9 @@ public final class HostState {
         HostKnowledge known = knowledge();
         return new HostSnapshot(key, policy.name(), requests.sum(), refusals, retries, gaveUp, waitedMillis, longestWaitMillis,
                 Decide.categoryOf(policy, known), known.characterisation().rawMedianRatio(),
-                known.learnedCeiling().orElse(LearnedLimit.NONE), policy.windowMillis(),
+                known.learnedCeiling().orElse(LearnedLimit.NONE), windowMillis(),
                 AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests,
-                known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE, permits.inUse(), policy.maxConcurrency(),
+                known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE, permits.inUse(), learnedCap.cap(),
                 lastDecision, lastDecisionMillis,
                 new ObservedCounts(observedRetries, observedRetryWaitMillis, observedGaveUp, observedDelays,
                         observedDelayMillis, observedQueued, observedFailedFast, observedHolds));

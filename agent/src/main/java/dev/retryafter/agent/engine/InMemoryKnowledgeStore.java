@@ -83,6 +83,17 @@ public final class InMemoryKnowledgeStore implements KnowledgeStore {
     }
 
     @Override
+    public OptionalLong firstAdmitted(String host, long from, long before) {
+        LearnedLimit counted = counts.get(host);
+        if (counted == null) {
+            return OptionalLong.empty();
+        }
+        synchronized (counted) {
+            return counted.firstSuccess(from, before);
+        }
+    }
+
+    @Override
     public Optional<StreakEnd> recordRecovery(String host, long sentAt) {
         HostKnowledge known = read(host);
         if (known.streak == null || sentAt < known.streak.startedAtMillis()) {

@@ -55,6 +55,16 @@ public interface KnowledgeStore {
     int ceilingBefore(String host, long refusalAt, long windowMillis);
 
     /**
+     * The earliest success counted by {@link #recordAdmitted} at or after {@code from}, and before
+     * {@code before}: where a host's first period began for a fleet, whose first requests may have
+     * gone before this JVM's. Empty when none is counted, or the store cannot tell (a JVM then takes
+     * its own first request).
+     */
+    default OptionalLong firstAdmitted(String host, long from, long before) {
+        return OptionalLong.empty();
+    }
+
+    /**
      * A response let through, to a request sent at {@code sentAt}: if it went out after the open
      * streak began, the streak is over and joins the finished ones (the oldest drops out past
      * {@link HostKnowledge#MAX_STREAKS}). Returns the knowledge before and after; empty if no streak ended.

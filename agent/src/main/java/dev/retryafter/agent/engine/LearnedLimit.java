@@ -9,8 +9,11 @@ package dev.retryafter.agent.engine;
  */
 final class LearnedLimit {
 
-    /** Enough to count limits up to 512 a window; a lighter host never grows this far. */
-    static final int DEFAULT_HISTORY = 512;
+    /**
+     * Enough to count what a host let through between two streaks at limits up to 4,096 a window
+     * (Socrata's 1,000 an hour among them); the ring grows only as far as a host's traffic takes it.
+     */
+    static final int DEFAULT_HISTORY = 4096;
 
     /** Returned when no refusal lies in the window: nothing has been learned. */
     public static final int NONE = -1;
@@ -94,6 +97,18 @@ final class LearnedLimit {
             }
         }
         return count;
+    }
+
+    /** The earliest success in [{@code from}, {@code before}), if any. */
+    java.util.OptionalLong firstSuccess(long from, long before) {
+        long first = Long.MAX_VALUE;
+        for (int i = 0; i < successes.size(); i++) {
+            long t = successes.get(i);
+            if (t >= from && t < before && t < first) {
+                first = t;
+            }
+        }
+        return first == Long.MAX_VALUE ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(first);
     }
 
     /** {@code headroom * ceiling / window} in requests per second, or NaN when nothing has been learned. */

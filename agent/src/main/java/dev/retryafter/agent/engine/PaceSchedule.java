@@ -47,7 +47,14 @@ public final class PaceSchedule implements Serializable {
     /** The cubic curve: one formula for the value and the working copy in {@link AdaptivePace}. */
     static double rateAt(double refusedRate, long epochMillis, long cycleMillis, double headroom, long now) {
         double x = Math.min((now - epochMillis) / (double) cycleMillis - 1, AdaptivePace.MAX_PROBE);
-        return refusedRate * (1 + (1 - headroom) * x * x * x);
+        if (x < 0) {
+            return refusedRate * (1 + (1 - headroom) * x * x * x);
+        }
+        if (x <= 1) {
+            return refusedRate * (1 + AdaptivePace.PROBE_SCALE * x * x * x);
+        }
+        // A cycle past the plateau with no refusal, the limit is well above the rate refused: double a quarter cycle.
+        return refusedRate * (1 + AdaptivePace.PROBE_SCALE) * Math.pow(2, Math.min(4 * (x - 1), 60));
     }
 
     @Override

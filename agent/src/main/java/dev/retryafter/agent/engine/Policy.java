@@ -19,6 +19,7 @@ public final class Policy {
     private final long backoffBaseMillis;
     private final long backoffCapMillis;
     private final long windowMillis;
+    private final boolean windowConfigured;
     private final double headroom;
     private final int[] retryStatuses;
     private final Category pinnedCategory;
@@ -34,6 +35,7 @@ public final class Policy {
         this.backoffBaseMillis = b.backoffBaseMillis;
         this.backoffCapMillis = b.backoffCapMillis;
         this.windowMillis = b.windowMillis;
+        this.windowConfigured = b.windowConfigured;
         this.headroom = b.headroom;
         this.retryStatuses = b.retryStatuses.clone();
         this.pinnedCategory = b.pinnedCategory;
@@ -84,12 +86,25 @@ public final class Policy {
         return backoffCapMillis;
     }
 
-    /** The window in which the limit is counted. Default 60 s, as most portals count per minute. */
+    /**
+     * The window the limit is counted in, as the operator believes it: a hint ({@link #windowConfigured()}).
+     * Default 60 s, as many portals count per minute; the host's own first period overrules either.
+     */
     public long windowMillis() {
         return windowMillis;
     }
 
-    /** The share of the observed ceiling the pace falls back to after a refusal. Default 0.8. */
+    /**
+     * Whether the window was set, by a policy or a builder, rather than left at its default: a
+     * window someone knows is a hint the engine starts from (a provisional pace at the first refusal,
+     * the bound on a first streak's waits) until the host's own first period overrules it; the default
+     * is only the bound on a request's last try.
+     */
+    public boolean windowConfigured() {
+        return windowConfigured;
+    }
+
+    /** The share of the rate refused the pace falls back to after a refusal. Default 0.9. */
     public double headroom() {
         return headroom;
     }
@@ -162,7 +177,8 @@ public final class Policy {
         private long backoffBaseMillis = 500;
         private long backoffCapMillis = 60_000;
         private long windowMillis = 60_000;
-        private double headroom = 0.8;
+        private boolean windowConfigured;
+        private double headroom = 0.9;
         private int[] retryStatuses = {429, 503};
         private Category pinnedCategory;
         private double startRatePerSecond;
@@ -180,6 +196,7 @@ public final class Policy {
             backoffBaseMillis = p.backoffBaseMillis;
             backoffCapMillis = p.backoffCapMillis;
             windowMillis = p.windowMillis;
+            windowConfigured = p.windowConfigured;
             headroom = p.headroom;
             retryStatuses = p.retryStatuses.clone();
             pinnedCategory = p.pinnedCategory;
@@ -224,6 +241,7 @@ public final class Policy {
 
         public Builder windowMillis(long millis) {
             this.windowMillis = millis;
+            this.windowConfigured = true;
             return this;
         }
 

@@ -7,6 +7,7 @@ public enum Reason {
     HEADER_IGNORED_ALWAYS_ZERO("header ignored (always zero): own backoff"),
     HEADER_IGNORED_OVERSTATED("header ignored (constant overstated): twice own backoff"),
     HEADER_AS_HINT("max(header, backoff): header not proven truthful"),
+    UNPROVEN_HEADER_BEYOND_CEILING("header beyond max-sleep, not proven truthful: own backoff"),
     NO_HEADER("no header: own backoff"),
     UNUSABLE_HEADER("unusable header: own backoff"),
     HOLD_CONFIRMED("truthful header beyond max-sleep, confirmed by a second refusal: host held until the time it named");

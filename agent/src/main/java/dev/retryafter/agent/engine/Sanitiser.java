@@ -33,6 +33,11 @@ public final class Sanitiser {
                 // The guide's "clamp to a learned ceiling": the host recovers far sooner than it says.
                 return new Wait(saturatedDouble(backoffMillis), Reason.HEADER_IGNORED_OVERSTATED, Wait.Bound.NONE);
             default:
+                if (headerMillis > policy.maxSleepMillis()) {
+                    // Not a wait the agent takes for a header it has not proven: max-sleep would stall a host whose
+                    // window is seconds long (the constant 3600). A truthful one names the same moment again, and holds.
+                    return new Wait(backoffMillis, Reason.UNPROVEN_HEADER_BEYOND_CEILING, Wait.Bound.NONE);
+                }
                 // Unreliable, absent-until-now, or not yet known: the header is a hint and the safe reading is the larger value.
                 return new Wait(Math.max(headerMillis, backoffMillis), Reason.HEADER_AS_HINT, Wait.Bound.NONE);
         }

@@ -7,7 +7,9 @@ public final class Wait {
     public enum Bound {
         NONE, FLOOR, CEILING,
         /** Cut to the end of the refusal streak's first window, by when a limit counted per window has room again. */
-        WINDOW
+        WINDOW,
+        /** Raised to the end of the window the policy names: a request's last try, before the host's window is learned. */
+        LAST_TRY
     }
 
     private final long millis;
@@ -41,6 +43,8 @@ public final class Wait {
                 return reason.text() + ", cut to max-sleep";
             case WINDOW:
                 return reason.text() + ", cut to the streak's first window";
+            case LAST_TRY:
+                return reason.text() + ", raised to the policy's window: the request's last try";
             default:
                 return reason.text();
         }

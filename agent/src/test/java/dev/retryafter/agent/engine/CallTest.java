@@ -143,10 +143,11 @@ class CallTest {
         dev.retryafter.agent.testing.VirtualClock clock = new dev.retryafter.agent.testing.VirtualClock();
         VirtualScheduler scheduler = new VirtualScheduler(clock);
         RetryEngine engine = RetryEngine.builder().clock(clock).delays(scheduler).random(() -> 0.5)
-                .policies(PolicyLookup.everyHost(Policy.builder().startRatePerSecond(0.3).windowMillis(600_000).build())).build();
+                .policies(PolicyLookup.everyHost(Policy.builder().startRatePerSecond(0.3).windowMillis(600_000)
+                        .pinnedCategory(Category.TRUTHFUL).build())).build();
         Call refused = engine.open("portal.example", 443, true);
         refused.turn().join();
-        // an unproven 3600: wait the 300 s ceiling (a window of 10 minutes, so the window's end does not come first)
+        // a truthful 3600: wait the 300 s ceiling (an unproven one is not waited on at all)
         refused.onResponse(429, "3600");
         refused.endAttempt();
         long start = clock.millis();
@@ -249,7 +250,9 @@ class CallTest {
         // Each new call starts at attempt 1; the host's streak does not start again.
         dev.retryafter.agent.testing.VirtualClock clock = new dev.retryafter.agent.testing.VirtualClock();
         dev.retryafter.agent.testing.RecordingListener listener = new dev.retryafter.agent.testing.RecordingListener();
-        RetryEngine engine = RetryEngine.builder().clock(clock).sleeper(clock).random(() -> 0.99).listener(listener).build();
+        // A window of 10 minutes, configured: the backoff is not cut to the window's end, nor to the streak's age.
+        RetryEngine engine = RetryEngine.builder().clock(clock).sleeper(clock).random(() -> 0.99).listener(listener)
+                .policies(PolicyLookup.everyHost(Policy.builder().windowMillis(600_000).build())).build();
         for (int i = 0; i < 6; i++) {
             Call call = engine.open("portal.example", 443, true);
             call.awaitTurn();
@@ -334,7 +337,10 @@ class CallTest {
                             int now = inFlight.incrementAndGet();
                             peak.accumulateAndGet(now, Math::max);
                             Thread.sleep(2); // a request takes a while: enough for others to pile up behind the cap
-                            boolean refuse = requests.incrementAndGet() % 7 == 0;
+                            // Refusals only once the cap has surely been reached: a refusal with others in flight
+                            // lowers the host's learned cap (LearnedCap), which the policy's cap only bounds.
+                            int n = requests.incrementAndGet();
+                            boolean refuse = n > 200 && n % 7 == 0;
                             inFlight.decrementAndGet();
                             call.onResponse(refuse ? 429 : 200, refuse ? "0" : null);
                             call.endAttempt();

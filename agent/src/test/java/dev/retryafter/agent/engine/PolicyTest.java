@@ -19,7 +19,7 @@ class PolicyTest {
         assertEquals(500, p.backoffBaseMillis());
         assertEquals(60_000, p.backoffCapMillis());
         assertEquals(60_000, p.windowMillis());
-        assertEquals(0.8, p.headroom());
+        assertEquals(0.9, p.headroom());
         assertTrue(p.isRefusal(429) && p.isRefusal(503) && !p.isRefusal(500));
         assertEquals(null, p.pinnedCategory());
         assertEquals(0, p.startRatePerSecond());
