@@ -6,6 +6,7 @@ import dev.retryafter.demo.portal.PortalServer;
 import dev.retryafter.it.harness.ChildJvm;
 import dev.retryafter.it.harness.Inconclusive;
 import dev.retryafter.it.harness.Jdk;
+import dev.retryafter.it.harness.MinSleepFloor;
 import dev.retryafter.it.harness.TestClasspath;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -72,7 +73,7 @@ class CommandLineTest {
                 app.send("fetch 12");
                 assertEquals("FETCHED 1 ok=12 refused=0", app.awaitLine("FETCHED 1 ", PATIENCE), "governed: every refusal retried");
                 Inconclusive.unlessRefused(portal.stats().refusals, portal.stats()::toString);
-                assertTrue(portal.stats().shortestGapAfterAnyRefusalMillis >= LyingHeadersTest.MIN_SLEEP, portal.stats()::toString);
+                MinSleepFloor.assertKept(portal.stats().shortestGapAfterAnyRefusalMillis, LyingHeadersTest.MIN_SLEEP, portal.stats()::toString);
 
                 String hostLine = awaitHostLine(jdk, pid, "127.0.0.1:" + portal.port());
                 String[] columns = hostLine.trim().split(" +");
