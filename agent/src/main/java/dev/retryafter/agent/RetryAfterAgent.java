@@ -4,6 +4,7 @@ import dev.retryafter.agent.config.AgentArguments;
 import dev.retryafter.agent.config.AgentConfig;
 import dev.retryafter.agent.config.ConfigException;
 import dev.retryafter.agent.config.OffSwitch;
+import dev.retryafter.agent.jmx.StatusRequest;
 
 import java.lang.instrument.Instrumentation;
 
@@ -30,7 +31,9 @@ public final class RetryAfterAgent {
     }
 
     public static void agentmain(String argument, Instrumentation instrumentation) {
-        start(argument, instrumentation);
+        if (!StatusRequest.answer(argument, System.getProperty(RUNNING_PROPERTY))) {
+            start(argument, instrumentation);
+        }
     }
 
     private static synchronized void start(String argument, Instrumentation instrumentation) {

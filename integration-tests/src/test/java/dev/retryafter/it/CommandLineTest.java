@@ -8,6 +8,7 @@ import dev.retryafter.it.harness.Inconclusive;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.MinSleepFloor;
 import dev.retryafter.it.harness.TestClasspath;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,12 +16,16 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -66,6 +71,7 @@ class CommandLineTest {
                 assertTrue(listed.stdout.lines().anyMatch(line -> line.matches(pid + " +yes 0\\.1\\.0-SNAPSHOT +.*CommandedFetcherApp")),
                         listed::toString);
 
+                Set<String> listening = listeningSockets(pid);
                 Cli before = Cli.run(jdk, "status", pid);
                 assertEquals(0, before.exitCode, before::toString);
                 assertTrue(before.stdout.contains("no MBeans yet"), before::toString);
@@ -79,6 +85,7 @@ class CommandLineTest {
                 String[] columns = hostLine.trim().split(" +");
                 assertEquals(Long.toString(portal.stats().requests), columns[2], hostLine);
                 assertEquals(Long.toString(portal.stats().refusals), columns[3], hostLine);
+                assertEquals(listening, listeningSockets(pid), "status left nothing listening in the JVM it read");
 
                 app.send("exit");
                 ChildJvm.Result result = app.finish();
@@ -112,6 +119,39 @@ class CommandLineTest {
         Cli old = Cli.run(Jdk.JAVA_8, "list");
         assertEquals(2, old.exitCode, old::toString);
         assertTrue(old.stderr.contains("needs Java 9 or later"), old::toString);
+    }
+
+    /**
+     * The TCP sockets {@code pid} listens on, as {@code local address:port} in hex: the listeners of
+     * /proc/net/tcp and tcp6 whose inodes are among the process's own descriptors.
+     */
+    private static Set<String> listeningSockets(String pid) throws IOException {
+        Path fds = Path.of("/proc", pid, "fd");
+        Assumptions.assumeTrue(Files.isDirectory(fds), "no /proc here to read the JVM's sockets from");
+        Set<String> inodes = new HashSet<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(fds)) {
+            for (Path fd : entries) {
+                try {
+                    String target = Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("socket:[")) {
+                        inodes.add(target.substring("socket:[".length(), target.length() - 1));
+                    }
+                } catch (IOException closedMeanwhile) {
+                    // not a socket of this moment
+                }
+            }
+        }
+        Set<String> listening = new TreeSet<>();
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            List<String> lines = Files.readAllLines(Path.of(table));
+            for (String line : lines.subList(1, lines.size())) { // after the heading
+                String[] columns = line.trim().split("\\s+");
+                if (columns[3].equals("0A") && inodes.contains(columns[9])) { // 0A: LISTEN
+                    listening.add(columns[1]);
+                }
+            }
+        }
+        return listening;
     }
 
     /** The MBeans follow the hosts about once a second: asks {@code status} again until the host is there. */
