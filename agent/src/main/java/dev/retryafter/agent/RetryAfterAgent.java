@@ -4,7 +4,6 @@ import dev.retryafter.agent.config.AgentArguments;
 import dev.retryafter.agent.config.AgentConfig;
 import dev.retryafter.agent.config.ConfigException;
 import dev.retryafter.agent.config.OffSwitch;
-import dev.retryafter.agent.jmx.StatusRequest;
 
 import java.lang.instrument.Instrumentation;
 
@@ -31,9 +30,7 @@ public final class RetryAfterAgent {
     }
 
     public static void agentmain(String argument, Instrumentation instrumentation) {
-        if (!StatusRequest.answer(argument, System.getProperty(RUNNING_PROPERTY))) {
-            start(argument, instrumentation);
-        }
+        start(argument, instrumentation);
     }
 
     private static synchronized void start(String argument, Instrumentation instrumentation) {

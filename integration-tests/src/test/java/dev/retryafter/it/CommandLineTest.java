@@ -81,10 +81,12 @@ class CommandLineTest {
                 Inconclusive.unlessRefused(portal.stats().refusals, portal.stats()::toString);
                 MinSleepFloor.assertKept(portal.stats().shortestGapAfterAnyRefusalMillis, LyingHeadersTest.MIN_SLEEP, portal.stats()::toString);
 
-                String hostLine = awaitHostLine(jdk, pid, "127.0.0.1:" + portal.port());
+                String requests = Long.toString(portal.stats().requests);
+                String refusals = Long.toString(portal.stats().refusals);
+                String hostLine = awaitHostLine(jdk, pid, "127.0.0.1:" + portal.port(), requests);
                 String[] columns = hostLine.trim().split(" +");
-                assertEquals(Long.toString(portal.stats().requests), columns[2], hostLine);
-                assertEquals(Long.toString(portal.stats().refusals), columns[3], hostLine);
+                assertEquals(requests, columns[2], hostLine);
+                assertEquals(refusals, columns[3], hostLine);
                 assertEquals(listening, listeningSockets(pid), "status left nothing listening in the JVM it read");
 
                 app.send("exit");
@@ -93,6 +95,8 @@ class CommandLineTest {
                 assertEquals(1, result.stderr.lines().filter(line -> line.contains("retry-after-agent - on; policies from")).count(),
                         () -> "loaded once\n" + result);
                 assertFalse(result.stderr.contains("second attach"), result::toString);
+                assertEquals(jdk.feature() >= 21 ? 1 : 0, result.stderr.lines().filter(line -> line.contains("agent has been loaded dynamically")).count(),
+                        () -> "attach loaded it; status loads nothing\n" + result);
             } finally {
                 app.process.destroyForcibly();
             }
@@ -154,14 +158,17 @@ class CommandLineTest {
         return listening;
     }
 
-    /** The MBeans follow the hosts about once a second: asks {@code status} again until the host is there. */
-    private static String awaitHostLine(Jdk jdk, String pid, String host) throws Exception {
+    /**
+     * The status follows the hosts about once a second: asks {@code status} again until the host is
+     * there with all its {@code requests}.
+     */
+    private static String awaitHostLine(Jdk jdk, String pid, String host, String requests) throws Exception {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (true) {
             Cli status = Cli.run(jdk, "status", pid);
             assertEquals(0, status.exitCode, status::toString);
             for (String line : status.stdout.split("\n")) {
-                if (line.startsWith(host + " ")) {
+                if (line.startsWith(host + " ") && line.trim().split(" +")[2].equals(requests)) {
                     assertTrue(status.stdout.contains("retry-after-agent 0.1.0-SNAPSHOT in " + pid + ": mode enforce, enabled"),
                             status::toString);
                     assertTrue(status.stdout.contains("HOST") && status.stdout.contains("LAST REASON"), status::toString);
@@ -169,7 +176,7 @@ class CommandLineTest {
                 }
             }
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("status never showed " + host + ":\n" + status);
+                throw new AssertionError("status never showed " + host + " with " + requests + " requests:\n" + status);
             }
             Thread.sleep(200);
         }

@@ -4,8 +4,8 @@ import javax.management.Attribute;
 import javax.management.AttributeList;
 import javax.management.JMException;
 import javax.management.MBeanServer;
-import javax.management.MBeanServerFactory;
 import javax.management.ObjectName;
+import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -16,12 +16,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What {@code java -jar retry-after-agent.jar status PID} prints: the agent's line and one line per
- * host, read from the agent's MBeans in this JVM. Never makes the platform MBean server: before
- * {@link ManagementBeans} has made it there is nothing to read, and making it early is what that
- * class waits to avoid.
+ * What {@code java -jar retry-after-agent.jar status PID} prints after {@code "retry-after-agent
+ * VERSION in PID: "}: the agent's line and one line per host, from the agent's MBeans.
  */
-public final class StatusReport {
+final class StatusReport {
 
     static final String[] HOST_ATTRIBUTES = {"Host", "Category", "Requests", "Refusals", "Retries", "GivenUp", "WaitedMillis",
             "InFlight", "MaxConcurrency", "PacePerMinute", "LearnedCeiling", "HeldUntil", "LastReason"};
@@ -29,17 +27,14 @@ public final class StatusReport {
     private StatusReport() {
     }
 
-    /** Prints the status of this JVM, whose process id the operator gave as {@code pid}. */
-    public static void print(String pid, String running, PrintStream out) throws JMException {
-        ObjectName agentName = new ObjectName(ManagementBeans.DOMAIN + ":type=Agent");
-        MBeanServer server = serverWith(agentName);
-        if (server == null) {
-            out.println("retry-after-agent " + running + " in " + pid + ": on; no MBeans yet (they appear two seconds after its first governed request)");
-            return;
-        }
-        Map<String, Object> agent = read(server, agentName, "Version", "Mode", "Enabled", "PolicyFile", "PolicyLoadedAt", "HostsTracked");
-        out.println(String.format(Locale.ROOT, "retry-after-agent %s in %s: mode %s, %s, policies from %s (loaded %s), %s hosts tracked",
-                agent.get("Version"), pid, agent.get("Mode"), Boolean.TRUE.equals(agent.get("Enabled")) ? "enabled" : "DISABLED",
+    /** The report, from the MBeans in {@code server}, the Agent MBean registered. */
+    static String render(MBeanServer server) throws JMException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes);
+        Map<String, Object> agent = read(server, new ObjectName(ManagementBeans.DOMAIN + ":type=Agent"),
+                "Mode", "Enabled", "PolicyFile", "PolicyLoadedAt", "HostsTracked");
+        out.println(String.format(Locale.ROOT, "mode %s, %s, policies from %s (loaded %s), %s hosts tracked",
+                agent.get("Mode"), Boolean.TRUE.equals(agent.get("Enabled")) ? "enabled" : "DISABLED",
                 agent.get("PolicyFile"), agent.get("PolicyLoadedAt"), agent.get("HostsTracked")));
         List<Map<String, Object>> hosts = new ArrayList<>();
         for (ObjectName name : server.queryNames(new ObjectName(ManagementBeans.DOMAIN + ":type=Host,*"), null)) {
@@ -52,16 +47,8 @@ public final class StatusReport {
             }
         });
         table(hosts, out);
-    }
-
-    /** The MBean server the agent registered in, if it has yet: found among those made, none made here. */
-    private static MBeanServer serverWith(ObjectName agentName) {
-        for (MBeanServer server : MBeanServerFactory.findMBeanServer(null)) {
-            if (server.isRegistered(agentName)) {
-                return server;
-            }
-        }
-        return null;
+        out.flush();
+        return bytes.toString();
     }
 
     private static Map<String, Object> read(MBeanServer server, ObjectName name, String... attributes) throws JMException {

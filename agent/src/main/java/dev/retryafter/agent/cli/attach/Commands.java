@@ -11,7 +11,7 @@ public final class Commands {
             "  attach PID [ARGUMENT] load the agent into a running JVM; ARGUMENT as after -javaagent:...jar=",
             "                        (a policy file, or key=value,...); a JVM that has it already is left alone",
             "  status PID            the agent's line and the per-host table of a running JVM, from its MBeans",
-            "                        (the agent there answers through the attach mechanism: no port is opened)",
+            "                        (read as jcmd reads a JVM's properties: nothing is loaded, no port is opened)",
             "  help                  this text",
             "Needs a JDK 9 or later (the attach API); it attaches to JVMs of Java 8 and later.");
 
@@ -37,7 +37,7 @@ public final class Commands {
                     if (args.length != 2) {
                         break;
                     }
-                    return Status.print(pid(args[1]), out, err);
+                    return Status.print(pid(args[1]), out);
                 case "help":
                 case "-h":
                 case "--help":

@@ -68,8 +68,21 @@ final class Targets {
                         + " into a running JVM (JEP 451: a future Java will refuse it by default). Starting that JVM with"
                         + " -XX:+EnableDynamicAgentLoading silences the warning and keeps attaching possible then.");
             }
+            String jar = ownJar();
             String resolved = absolutePaths(argument);
-            loadAgent(vm, pid, javaVersion, resolved);
+            try {
+                vm.loadAgent(jar, resolved);
+            } catch (AgentLoadException e) {
+                // A Java 8 JVM answers a loaded agent with "0", which the attach API of 9 and later reads as a failure.
+                if (!("1.8".equals(javaVersion) && "0".equals(e.getMessage()))) {
+                    throw new Commands.Failure("attach refused by " + pid + ": " + e.getMessage()
+                            + (feature(javaVersion) >= 21 ? " (a JVM started with -XX:-EnableDynamicAgentLoading refuses every agent)" : ""));
+                }
+            } catch (AgentInitializationException e) {
+                throw new Commands.Failure("the agent failed to start in " + pid + ": " + e.getMessage());
+            } catch (IOException e) {
+                throw new Commands.Failure("lost the connection to " + pid + " while loading the agent: " + e.getMessage());
+            }
             String now = properties(vm, pid).getProperty(RUNNING_PROPERTY);
             if (now == null) {
                 out.println("loaded into " + pid + ", but the agent did not switch on: its log in that JVM says why"
@@ -85,23 +98,6 @@ final class Targets {
             } catch (IOException e) {
                 // the target went away: nothing to detach from
             }
-        }
-    }
-
-    /** Loads this jar into {@code vm} with {@code argument}: the agent starts, or the one already there answers it. */
-    static void loadAgent(VirtualMachine vm, String pid, String javaVersion, String argument) throws Commands.Failure {
-        try {
-            vm.loadAgent(ownJar(), argument);
-        } catch (AgentLoadException e) {
-            // A Java 8 JVM answers a loaded agent with "0", which the attach API of 9 and later reads as a failure.
-            if (!("1.8".equals(javaVersion) && "0".equals(e.getMessage()))) {
-                throw new Commands.Failure("attach refused by " + pid + ": " + e.getMessage()
-                        + (feature(javaVersion) >= 21 ? " (a JVM started with -XX:-EnableDynamicAgentLoading refuses every agent)" : ""));
-            }
-        } catch (AgentInitializationException e) {
-            throw new Commands.Failure("the agent failed to start in " + pid + ": " + e.getMessage());
-        } catch (IOException e) {
-            throw new Commands.Failure("lost the connection to " + pid + " while loading the agent: " + e.getMessage());
         }
     }
 
