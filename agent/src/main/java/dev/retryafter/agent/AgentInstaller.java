@@ -65,7 +65,7 @@ final class AgentInstaller {
         GoverningSwitch governing = new GoverningSwitch();
         // Made now, registered only at the first governed request: see ManagementBeans.
         ManagementBeans beans = new ManagementBeans(engine, governing, RetryAfterAgent.version(), config.source(),
-                System.currentTimeMillis(), log);
+                System.currentTimeMillis(), log, instrumentation);
         SelfGuardedStrategies selfGuarded = new SelfGuardedStrategies();
         AgentHooks.install(new HookDispatcher(engine, depth, governing, selfGuarded, new Runnable() {
             @Override

@@ -89,18 +89,7 @@ final class BootstrapInjector {
     @SuppressWarnings("unchecked")
     private static void defineWithInternalUnsafe(Instrumentation instrumentation, Map<String, byte[]> classes)
             throws ReflectiveOperationException {
-        String definerName = DEFINER;
-        byte[] definerBytes = bytes(definerName);
-        ClassLoader isolated = new ClassLoader(null) {
-            @Override
-            protected Class<?> findClass(String name) throws ClassNotFoundException {
-                if (!name.equals(definerName)) {
-                    throw new ClassNotFoundException(name);
-                }
-                return defineClass(name, definerBytes, 0, definerBytes.length);
-            }
-        };
-        Object definer = Class.forName(definerName, true, isolated).getConstructor().newInstance();
+        Object definer = IsolatedClass.newInstance(DEFINER);
         ((BiConsumer<Instrumentation, Map<String, byte[]>>) definer).accept(instrumentation, classes);
     }
 

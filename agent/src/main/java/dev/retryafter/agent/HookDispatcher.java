@@ -169,8 +169,8 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     }
 
     @Override
-    public boolean urlConnectionRefused(Object connection, Object httpClient, URL url, int status, String retryAfter) {
-        return urlConnections.refused(connection, httpClient, url, status, retryAfter);
+    public boolean urlConnectionRefused(Object connection, Object httpClient, InputStream body, URL url, int status, String retryAfter) {
+        return urlConnections.refused(connection, httpClient, body, url, status, retryAfter);
     }
 
     @Override

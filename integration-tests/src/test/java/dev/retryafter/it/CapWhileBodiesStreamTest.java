@@ -25,8 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The per-host cap counts an Apache exchange until its body has been read or closed, not only
- * until its headers: bulk exports stream for seconds. Counted at the server, which holds each
+ * The per-host cap counts an Apache or {@code HttpURLConnection} exchange until its body has been
+ * read or closed, or for {@code HttpURLConnection} has all arrived, not only until its headers: bulk
+ * exports stream for seconds. Counted at the server, which holds each
  * request in flight until the last chunk of its body, and sends that only once it stopped counting:
  * a client can only finish reading after it, so any overlap the server sees is the client's.
  */
@@ -37,7 +38,7 @@ class CapWhileBodiesStreamTest {
     private static final int EACH = 2;
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"apache5", "apache4"})
+    @ValueSource(strings = {"apache5", "apache4", "urlconnection"})
     void aCapOfOneHoldsWhileBodiesStream(String client) throws Exception {
         try (SlowBodies server = new SlowBodies()) {
             ChildJvm.Result result = run(client, server, Integer.toString(THREADS), Integer.toString(EACH));

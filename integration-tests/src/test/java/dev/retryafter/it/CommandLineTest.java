@@ -6,7 +6,9 @@ import dev.retryafter.demo.portal.PortalServer;
 import dev.retryafter.it.harness.ChildJvm;
 import dev.retryafter.it.harness.Inconclusive;
 import dev.retryafter.it.harness.Jdk;
+import dev.retryafter.it.harness.MinSleepFloor;
 import dev.retryafter.it.harness.TestClasspath;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -14,12 +16,16 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -65,6 +71,7 @@ class CommandLineTest {
                 assertTrue(listed.stdout.lines().anyMatch(line -> line.matches(pid + " +yes 0\\.1\\.0-SNAPSHOT +.*CommandedFetcherApp")),
                         listed::toString);
 
+                Set<String> listening = listeningSockets(pid);
                 Cli before = Cli.run(jdk, "status", pid);
                 assertEquals(0, before.exitCode, before::toString);
                 assertTrue(before.stdout.contains("no MBeans yet"), before::toString);
@@ -72,12 +79,15 @@ class CommandLineTest {
                 app.send("fetch 12");
                 assertEquals("FETCHED 1 ok=12 refused=0", app.awaitLine("FETCHED 1 ", PATIENCE), "governed: every refusal retried");
                 Inconclusive.unlessRefused(portal.stats().refusals, portal.stats()::toString);
-                assertTrue(portal.stats().shortestGapAfterAnyRefusalMillis >= LyingHeadersTest.MIN_SLEEP, portal.stats()::toString);
+                MinSleepFloor.assertKept(portal.stats().shortestGapAfterAnyRefusalMillis, LyingHeadersTest.MIN_SLEEP, portal.stats()::toString);
 
-                String hostLine = awaitHostLine(jdk, pid, "127.0.0.1:" + portal.port());
+                String requests = Long.toString(portal.stats().requests);
+                String refusals = Long.toString(portal.stats().refusals);
+                String hostLine = awaitHostLine(jdk, pid, "127.0.0.1:" + portal.port(), requests);
                 String[] columns = hostLine.trim().split(" +");
-                assertEquals(Long.toString(portal.stats().requests), columns[2], hostLine);
-                assertEquals(Long.toString(portal.stats().refusals), columns[3], hostLine);
+                assertEquals(requests, columns[2], hostLine);
+                assertEquals(refusals, columns[3], hostLine);
+                assertEquals(listening, listeningSockets(pid), "status left nothing listening in the JVM it read");
 
                 app.send("exit");
                 ChildJvm.Result result = app.finish();
@@ -85,6 +95,8 @@ class CommandLineTest {
                 assertEquals(1, result.stderr.lines().filter(line -> line.contains("retry-after-agent - on; policies from")).count(),
                         () -> "loaded once\n" + result);
                 assertFalse(result.stderr.contains("second attach"), result::toString);
+                assertEquals(jdk.feature() >= 21 ? 1 : 0, result.stderr.lines().filter(line -> line.contains("agent has been loaded dynamically")).count(),
+                        () -> "attach loaded it; status loads nothing\n" + result);
             } finally {
                 app.process.destroyForcibly();
             }
@@ -113,14 +125,50 @@ class CommandLineTest {
         assertTrue(old.stderr.contains("needs Java 9 or later"), old::toString);
     }
 
-    /** The MBeans follow the hosts about once a second: asks {@code status} again until the host is there. */
-    private static String awaitHostLine(Jdk jdk, String pid, String host) throws Exception {
+    /**
+     * The TCP sockets {@code pid} listens on, as {@code local address:port} in hex: the listeners of
+     * /proc/net/tcp and tcp6 whose inodes are among the process's own descriptors.
+     */
+    private static Set<String> listeningSockets(String pid) throws IOException {
+        Path fds = Path.of("/proc", pid, "fd");
+        Assumptions.assumeTrue(Files.isDirectory(fds), "no /proc here to read the JVM's sockets from");
+        Set<String> inodes = new HashSet<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(fds)) {
+            for (Path fd : entries) {
+                try {
+                    String target = Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("socket:[")) {
+                        inodes.add(target.substring("socket:[".length(), target.length() - 1));
+                    }
+                } catch (IOException closedMeanwhile) {
+                    // not a socket of this moment
+                }
+            }
+        }
+        Set<String> listening = new TreeSet<>();
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            List<String> lines = Files.readAllLines(Path.of(table));
+            for (String line : lines.subList(1, lines.size())) { // after the heading
+                String[] columns = line.trim().split("\\s+");
+                if (columns[3].equals("0A") && inodes.contains(columns[9])) { // 0A: LISTEN
+                    listening.add(columns[1]);
+                }
+            }
+        }
+        return listening;
+    }
+
+    /**
+     * The status follows the hosts about once a second: asks {@code status} again until the host is
+     * there with all its {@code requests}.
+     */
+    private static String awaitHostLine(Jdk jdk, String pid, String host, String requests) throws Exception {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (true) {
             Cli status = Cli.run(jdk, "status", pid);
             assertEquals(0, status.exitCode, status::toString);
             for (String line : status.stdout.split("\n")) {
-                if (line.startsWith(host + " ")) {
+                if (line.startsWith(host + " ") && line.trim().split(" +")[2].equals(requests)) {
                     assertTrue(status.stdout.contains("retry-after-agent 0.1.0-SNAPSHOT in " + pid + ": mode enforce, enabled"),
                             status::toString);
                     assertTrue(status.stdout.contains("HOST") && status.stdout.contains("LAST REASON"), status::toString);
@@ -128,7 +176,7 @@ class CommandLineTest {
                 }
             }
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("status never showed " + host + ":\n" + status);
+                throw new AssertionError("status never showed " + host + " with " + requests + " requests:\n" + status);
             }
             Thread.sleep(200);
         }

@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.retryafter.demo.scraper.ScraperResult;
 import dev.retryafter.it.harness.ChildJvm;
 import dev.retryafter.it.harness.Jdk;
+import dev.retryafter.it.harness.MinSleepFloor;
 import dev.retryafter.it.harness.TestClasspath;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -100,7 +101,7 @@ class SpringRestTemplateTest {
         assertEquals(RECORDS, run.fetched, () -> "every record arrives\n" + seen);
         assertEquals(2 * RECORDS, portal.requests(), () -> "each record refused once, then fetched\n" + seen);
         assertTrue(result.stderr.contains("Retry-After=\"" + portal.retryAfter + "\""), () -> "the agent decided on the refusals\n" + seen);
-        assertTrue(portal.shortestGapAfterRefusalMillis() >= MIN_SLEEP, () -> "never sooner than min-sleep after a refusal\n" + seen);
+        MinSleepFloor.assertKept(portal.shortestGapAfterRefusalMillis(), MIN_SLEEP, () -> seen);
         assertTrue(portal.longestGapAfterRefusalMillis() < NO_HOUR_LONG_SLEEP_MILLIS, () -> "no hour-long sleep\n" + seen);
     }
 

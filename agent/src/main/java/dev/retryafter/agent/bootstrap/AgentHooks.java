@@ -60,8 +60,8 @@ public final class AgentHooks {
         /** {@code HttpURLConnection} is about to connect: waits for the first attempt's turn, once per exchange. */
         void urlConnectionConnect(Object connection, URL url, boolean replayable) throws IOException;
 
-        /** A final response inside the JDK's own loop: true when the agent will send it again. */
-        boolean urlConnectionRefused(Object connection, Object httpClient, URL url, int status, String retryAfter);
+        /** A final response inside the JDK's own loop, {@code body} its stream as yet unread: true when the agent will send it again. */
+        boolean urlConnectionRefused(Object connection, Object httpClient, InputStream body, URL url, int status, String retryAfter);
 
         /** The JDK's loop follows a redirect to {@code url}: to another host, the exchange becomes that host's, and waits for its turn. */
         void urlConnectionRedirected(Object connection, URL url) throws IOException;
@@ -182,9 +182,10 @@ public final class AgentHooks {
     }
 
     @DontInline @LambdaForm$DontInline
-    public static boolean urlConnectionRefused(Object connection, Object httpClient, URL url, int status, String retryAfter) {
+    public static boolean urlConnectionRefused(Object connection, Object httpClient, InputStream body, URL url, int status,
+                                               String retryAfter) {
         Dispatcher d = dispatcher;
-        return d != null && d.urlConnectionRefused(connection, httpClient, url, status, retryAfter);
+        return d != null && d.urlConnectionRefused(connection, httpClient, body, url, status, retryAfter);
     }
 
     @DontInline @LambdaForm$DontInline

@@ -7,6 +7,7 @@ import dev.retryafter.agent.AgentLogger;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import java.lang.instrument.Instrumentation;
 import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -22,7 +23,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * running and has had its chance, and its first request is not slowed. If it names a log manager its
  * loader cannot load yet (a module system still starting), the thread waits until it can: made now,
  * the LogManager would fall back to JUL's own for good. That thread then keeps one Host MBean per
- * tracked host, adding the new and removing those the engine evicted, every {@link #SYNC_MILLIS}.
+ * tracked host, adding the new and removing those the engine evicted, every {@link #SYNC_MILLIS},
+ * and writes what they say where {@code status PID} reads it ({@link PublishedStatus}).
  * Any failure is logged once and ends only the MBeans.
  */
 public final class ManagementBeans {
@@ -43,6 +45,8 @@ public final class ManagementBeans {
     private final GoverningSwitch governing;
     private final String version;
     private final AgentLogger log;
+    /** Where the status goes for {@code status PID}; null for no status there. */
+    private final Instrumentation instrumentation;
     /** Made on the MBeans' thread: its MXBean interface and what it names cost start-up time otherwise. Guarded by this. */
     private AgentView agent;
     private String policySource;
@@ -53,13 +57,14 @@ public final class ManagementBeans {
     private boolean saidTooMany;
 
     public ManagementBeans(RetryEngine engine, GoverningSwitch governing, String version, String policySource,
-                           long policyLoadedAtMillis, AgentLogger log) {
+                           long policyLoadedAtMillis, AgentLogger log, Instrumentation instrumentation) {
         this.engine = engine;
         this.governing = governing;
         this.version = version;
         this.policySource = policySource;
         this.policyLoadedAtMillis = policyLoadedAtMillis;
         this.log = log;
+        this.instrumentation = instrumentation;
     }
 
     /** The application's first governed request: cheap after the first call, and never throws. */
@@ -116,6 +121,7 @@ public final class ManagementBeans {
         // Made from an application thread, this one lives as long as the JVM: it must not keep a
         // redeployed web application's class loader reachable.
         Thread.currentThread().setContextClassLoader(null);
+        PublishedStatus status = openStatus();
         while (true) {
             try {
                 sync(server);
@@ -123,11 +129,38 @@ public final class ManagementBeans {
                 log.warn("MBeans no longer kept up to date: " + t);
                 return;
             }
+            if (status != null) {
+                status = publish(status, server);
+            }
             try {
                 Thread.sleep(SYNC_MILLIS);
             } catch (InterruptedException e) {
                 return;
             }
+        }
+    }
+
+    /** Where {@code status PID} reads the status; null, said once, when this JVM has no way there. */
+    private PublishedStatus openStatus() {
+        if (instrumentation == null) {
+            return null;
+        }
+        try {
+            return PublishedStatus.open(instrumentation);
+        } catch (Throwable t) {
+            log.info("status PID cannot read this JVM's status (the MBeans can): {}", String.valueOf(t));
+            return null;
+        }
+    }
+
+    /** The status as the MBeans have it now; null from now on, said once, if it cannot be. */
+    private PublishedStatus publish(PublishedStatus status, MBeanServer server) {
+        try {
+            status.publish(StatusReport.render(server));
+            return status;
+        } catch (Throwable t) {
+            log.info("status PID no longer kept up to date (the MBeans are): {}", String.valueOf(t));
+            return null;
         }
     }
 

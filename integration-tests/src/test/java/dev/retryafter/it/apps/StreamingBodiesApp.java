@@ -1,5 +1,9 @@
 package dev.retryafter.it.apps;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -7,8 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Threads that each GET and read a slowly streamed body to its end, then close it. With
- * {@code leak}, one response is first dropped unread and never closed, as careless code does.
+ * Threads that each GET and read a slowly streamed body to its end, then close it: Apache 5 or 4, or
+ * {@code HttpURLConnection}. With {@code leak}, one response is first dropped unread and never
+ * closed, as careless code does.
  * Prints {@code OK <n>} per thread, or {@code ERROR <throwable>}. Args: client, URL, threads, requests each, [leak].
  */
 public final class StreamingBodiesApp {
@@ -21,7 +26,7 @@ public final class StreamingBodiesApp {
         int threads = Integer.parseInt(args[2]);
         int each = Integer.parseInt(args[3]);
         boolean leak = args.length > 4 && args[4].equals("leak");
-        try (ApacheGet client = ApacheGet.of(args[0])) {
+        try (ApacheGet client = args[0].equals("urlconnection") ? new UrlConnectionGet() : ApacheGet.of(args[0])) {
             if (leak) {
                 leakOne(client, url);
                 System.out.println("LEAKED");
@@ -55,6 +60,36 @@ public final class StreamingBodiesApp {
                 }
             }
             pool.shutdown();
+        }
+    }
+
+    /** {@code HttpURLConnection} in the same shape: the status, then the body read to its end and closed. */
+    private static final class UrlConnectionGet extends ApacheGet {
+        @Override
+        Response get(String url, boolean fail) throws IOException {
+            HttpURLConnection connection = (HttpURLConnection) new URL(url).openConnection();
+            int status = connection.getResponseCode();
+            InputStream body = connection.getInputStream();
+            return new Response() {
+                @Override
+                public int status() {
+                    return status;
+                }
+
+                @Override
+                public InputStream body() {
+                    return body;
+                }
+
+                @Override
+                public void close() throws IOException {
+                    body.close();
+                }
+            };
+        }
+
+        @Override
+        public void close() {
         }
     }
 

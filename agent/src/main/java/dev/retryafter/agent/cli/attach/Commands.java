@@ -11,6 +11,7 @@ public final class Commands {
             "  attach PID [ARGUMENT] load the agent into a running JVM; ARGUMENT as after -javaagent:...jar=",
             "                        (a policy file, or key=value,...); a JVM that has it already is left alone",
             "  status PID            the agent's line and the per-host table of a running JVM, from its MBeans",
+            "                        (read as jcmd reads a JVM's properties: nothing is loaded, no port is opened)",
             "  help                  this text",
             "Needs a JDK 9 or later (the attach API); it attaches to JVMs of Java 8 and later.");
 

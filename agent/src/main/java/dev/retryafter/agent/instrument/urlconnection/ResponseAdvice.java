@@ -35,7 +35,7 @@ public final class ResponseAdvice {
             return;
         }
         int status = connection.getResponseCode();
-        if (!AgentHooks.urlConnectionRefused(connection, http, connection.getURL(), status,
+        if (!AgentHooks.urlConnectionRefused(connection, http, body, connection.getURL(), status,
                 status >= AgentHooks.LOWEST_REFUSAL ? connection.getHeaderField("Retry-After") : null)) {
             return;
         }

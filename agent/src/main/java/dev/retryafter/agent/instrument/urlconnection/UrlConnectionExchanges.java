@@ -9,6 +9,7 @@ import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.Endpoint;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.lang.ref.WeakReference;
 import java.net.URL;
@@ -25,20 +26,29 @@ import java.util.concurrent.TimeUnit;
  * so it is kept by connection, weakly, rather than on the thread. The first connect waits for the
  * turn; each response the JDK's own loop settles on is decided; a refusal is sent again inside that
  * loop, as the JDK re-sends a redirect. The final response's permit is kept, under the JDK's own
- * client for the connection, until that client is finished (the body read to its end or closed,
- * the error body buffered) or closed (disconnect), or, when the application does none of these,
- * for at most {@link #UNFINISHED_BOUND_MILLIS} after the exchange last moved.
+ * client for the connection, until its body has all arrived (read or not: the request is no longer
+ * in flight at the portal), or that client is finished (the body read to its end or closed, the error
+ * body buffered, no body) or closed (disconnect), or, for a body still streaming that the application
+ * leaves, for at most {@link #UNFINISHED_BOUND_MILLIS} after the exchange last moved.
  */
 public final class UrlConnectionExchanges {
 
     /** How long a permit outlives an exchange the application leaves open: a cap never shrinks for good. */
     public static final long UNFINISHED_BOUND_MILLIS = 30_000;
+    /** A body that had not all arrived with its headers is looked at again this soon, then twice as late each time, up to a second. */
+    private static final long FIRST_ARRIVAL_PROBE_MILLIS = 5;
+    private static final long LAST_ARRIVAL_PROBE_MILLIS = 1_000;
 
     private final RetryEngine engine;
     private final CallDepth depth;
     /** By connection and, once answered, by the JDK's client for it too. Weak keys: an abandoned connection goes. */
     private final Map<Object, Exchange> exchanges = Collections.synchronizedMap(new WeakHashMap<Object, Exchange>());
-    private volatile ScheduledThreadPoolExecutor bounds;
+    private final LazyScheduler bounds = new LazyScheduler("retry-after-agent-urlconnection");
+    /**
+     * Apart from the bounds: a look at a body takes the lock of its stream, which an application
+     * thread reading it holds while it waits for the portal, and a bound must never wait for that.
+     */
+    private final LazyScheduler arrivalProbes = new LazyScheduler("retry-after-agent-urlconnection-arrival");
 
     public UrlConnectionExchanges(RetryEngine engine, CallDepth depth) {
         this.engine = engine;
@@ -68,7 +78,7 @@ public final class UrlConnectionExchanges {
     }
 
     /** The response the JDK settled on: true when it is a refusal to discard and send again. */
-    public boolean refused(Object connection, Object httpClient, URL url, int status, String retryAfter) {
+    public boolean refused(Object connection, Object httpClient, InputStream body, URL url, int status, String retryAfter) {
         Exchange exchange = connection == null ? null : exchanges.get(connection);
         if (exchange == null) {
             return false;
@@ -91,8 +101,27 @@ public final class UrlConnectionExchanges {
             exchange.client = new WeakReference<Object>(httpClient);
             exchanges.put(httpClient, exchange);
             exchange.bound();
+            awaitArrival(exchange, connection, status, body);
         }
         return false;
+    }
+
+    /** Ends the exchange once its body has all arrived: now, or when a later look finds it has. */
+    private void awaitArrival(Exchange exchange, Object connection, int status, InputStream body) {
+        ArrivedBody arriving;
+        boolean arrived;
+        try {
+            arriving = ArrivedBody.of(connection, status, body);
+            arrived = arriving != null && arriving.arrived();
+        } catch (RuntimeException e) {
+            AgentLog.failure("watching for an HttpURLConnection body", e); // its bound still ends it
+            return;
+        }
+        if (arrived) {
+            exchange.finish();
+        } else if (arriving != null) {
+            new ArrivalProbe(exchange, arriving).schedule();
+        }
     }
 
     /**
@@ -166,19 +195,68 @@ public final class UrlConnectionExchanges {
         return url.getPort() > 0 ? url.getPort() : url.getDefaultPort();
     }
 
-    private ScheduledThreadPoolExecutor bounds() {
-        ScheduledThreadPoolExecutor b = bounds;
-        if (b == null) {
-            synchronized (this) {
-                if (bounds == null) {
-                    ScheduledThreadPoolExecutor created = new ScheduledThreadPoolExecutor(1, new DaemonThreads("retry-after-agent-urlconnection"));
-                    created.setRemoveOnCancelPolicy(true);
-                    bounds = created;
+    /** One daemon thread, made at its first use: most JVMs never use {@code HttpURLConnection}. */
+    private static final class LazyScheduler {
+        private final String threadName;
+        private volatile ScheduledThreadPoolExecutor executor;
+
+        LazyScheduler(String threadName) {
+            this.threadName = threadName;
+        }
+
+        ScheduledThreadPoolExecutor get() {
+            ScheduledThreadPoolExecutor e = executor;
+            if (e == null) {
+                synchronized (this) {
+                    if (executor == null) {
+                        ScheduledThreadPoolExecutor created = new ScheduledThreadPoolExecutor(1, new DaemonThreads(threadName));
+                        created.setRemoveOnCancelPolicy(true);
+                        executor = created;
+                    }
+                    e = executor;
                 }
-                b = bounds;
+            }
+            return e;
+        }
+    }
+
+    /** Looks at a body again, sooner first, until it has arrived, its exchange is over or the exchange's bound has passed. */
+    private final class ArrivalProbe implements Runnable { // not a lambda: see Exchange.bound
+        private final Exchange exchange;
+        private final ArrivedBody body;
+        private final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(UNFINISHED_BOUND_MILLIS);
+        private long delayMillis = FIRST_ARRIVAL_PROBE_MILLIS;
+
+        ArrivalProbe(Exchange exchange, ArrivedBody body) {
+            this.exchange = exchange;
+            this.body = body;
+        }
+
+        void schedule() {
+            try {
+                arrivalProbes.get().schedule(this, delayMillis, TimeUnit.MILLISECONDS);
+            } catch (RuntimeException e) {
+                AgentLog.failure("watching for an HttpURLConnection body", e); // its bound still ends it
             }
         }
-        return b;
+
+        @Override
+        public void run() {
+            if (exchange.over || System.nanoTime() - deadline >= 0) {
+                return;
+            }
+            try {
+                if (body.arrived()) {
+                    exchange.finish();
+                    return;
+                }
+            } catch (RuntimeException e) {
+                AgentLog.failure("watching for an HttpURLConnection body", e); // its bound still ends it
+                return;
+            }
+            delayMillis = Math.min(2 * delayMillis, LAST_ARRIVAL_PROBE_MILLIS);
+            schedule();
+        }
     }
 
     /** One application request on one connection. Holds its keys weakly: they are the map's keys. */
@@ -190,6 +268,8 @@ public final class UrlConnectionExchanges {
         private volatile String host;
         private volatile int port;
         private ScheduledFuture<?> bound;
+        /** Finished: nothing need look at its body any more. */
+        volatile boolean over;
 
         Exchange(Call call, Object connection, URL url, boolean replayable) {
             this.call = call;
@@ -217,7 +297,7 @@ public final class UrlConnectionExchanges {
             }
             final Call current = call;
             try {
-                bound = bounds().schedule(new Runnable() { // not a lambda: a first request comes this way (see AgentInstaller)
+                bound = bounds.get().schedule(new Runnable() { // not a lambda: a first request comes this way (see AgentInstaller)
                     @Override
                     public void run() {
                         current.endAttempt();
@@ -229,6 +309,7 @@ public final class UrlConnectionExchanges {
         }
 
         void finish() {
+            over = true;
             synchronized (this) {
                 if (bound != null) {
                     bound.cancel(false);
