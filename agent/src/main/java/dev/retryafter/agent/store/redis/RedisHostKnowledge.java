@@ -175,7 +175,8 @@ public final class RedisHostKnowledge implements AutoCloseable {
     /**
      * Runs on the store's own thread when Redis answers again after being unavailable, so that the
      * caller can merge back what it learned meanwhile (the operations' semantics make that safe:
-     * later moments win, streaks append).
+     * later moments win, streaks append). Its calls reach Redis; every other caller's find the store
+     * unavailable until it is done, and if one of its calls fails, it runs again at the next reconnection.
      */
     public void onRestored(Runnable merge) {
         link.onRestored(merge);

@@ -25,8 +25,9 @@ import java.util.concurrent.TimeUnit;
  * request to fail: every call either answers within about the timeout or returns the caller's
  * "unavailable" value, and nothing it throws reaches the caller. The first failure opens the
  * circuit (one log line); while it is open, calls return at once without touching the network,
- * and one background thread probes with backoff. When a probe answers, the circuit closes (one log
- * line) and the listeners hear of it, so that what was learned meanwhile can be merged back.
+ * and one background thread probes with backoff. When a probe answers, the listeners hear of it and
+ * merge back what was learned meanwhile, while the circuit is still open to every other caller; only
+ * then does it close (one log line).
  */
 final class RedisLink implements AutoCloseable {
 
@@ -67,6 +68,14 @@ final class RedisLink implements AutoCloseable {
     private final Object circuit = new Object();
     private volatile boolean open;
     private volatile boolean closed;
+    /**
+     * The prober's thread while it merges back what was learned during the outage: its calls reach
+     * Redis while every other caller's still find the circuit open, so that no request reads Redis
+     * before what this JVM imposed meanwhile is there. Null otherwise.
+     */
+    private volatile Thread merging;
+    /** A call of the merge-back failed: the circuit stays open, and the next probe merges again. */
+    private volatile boolean mergeFailed;
     // Guarded by circuit.
     private long openedAtNanos;
     private long retryMillis;
@@ -122,7 +131,7 @@ final class RedisLink implements AutoCloseable {
      * call fails. A script error is not Redis being down: it is answered the same way, logged once.
      */
     <T> T call(Command<T> command, T unavailable) {
-        if (open || closed) {
+        if (closed || open && (Thread.currentThread() != merging || mergeFailed)) {
             return unavailable;
         }
         try (Jedis jedis = pool.getResource()) {
@@ -140,6 +149,10 @@ final class RedisLink implements AutoCloseable {
     }
 
     private void trip(Throwable cause) {
+        if (Thread.currentThread() == merging) {
+            mergeFailed = true; // still open: the merge-back's own failure opens nothing, and says nothing
+            return;
+        }
         synchronized (circuit) {
             if (open || closed) {
                 return;
@@ -176,6 +189,8 @@ final class RedisLink implements AutoCloseable {
         } catch (RuntimeException | LinkageError e) {
             answered = false;
         }
+        // Merged back before the circuit closes: a request that reads Redis finds this JVM's waits there.
+        answered = answered && mergedBack();
         long downMillis;
         synchronized (circuit) {
             if (!answered) {
@@ -188,13 +203,24 @@ final class RedisLink implements AutoCloseable {
         }
         events.restored(String.format(Locale.ROOT, "fleet store %s back after %.1f s; sharing again", address,
                 downMillis / 1000.0));
-        for (Runnable listener : onRestored) {
-            try {
-                listener.run();
-            } catch (RuntimeException | LinkageError e) {
-                AgentLog.failure("merging back into the fleet store", e);
+    }
+
+    /** Runs the listeners with the circuit still open to every other caller; false when a call of theirs failed. */
+    private boolean mergedBack() {
+        mergeFailed = false;
+        merging = Thread.currentThread();
+        try {
+            for (Runnable listener : onRestored) {
+                try {
+                    listener.run();
+                } catch (RuntimeException | LinkageError e) {
+                    AgentLog.failure("merging back into the fleet store", e);
+                }
             }
+        } finally {
+            merging = null;
         }
+        return !mergeFailed;
     }
 
     /** The kind of failure, never its full text: a message could quote a command, and commands carry keys. */
