@@ -86,6 +86,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
         boolean countsAtOnce = true;
         int streakCapacity = DEFAULT_STREAK_CAPACITY;
         boolean timedByCaller;
+        long steadyMillis = RedisLink.DEFAULT_STEADY_MILLIS;
 
         /**
          * For tests in virtual time only: the scripts take "now" from the store's clock (or the moment
@@ -118,6 +119,12 @@ public final class RedisHostKnowledge implements AutoCloseable {
             return this;
         }
 
+        /** For tests: how long Redis must answer steadily before an outage is over and said to be. */
+        Options steadyMillis(long millis) {
+            this.steadyMillis = Math.max(1, millis);
+            return this;
+        }
+
         public Options refreshMillis(long millis) {
             this.refreshMillis = Math.max(10, millis);
             return this;
@@ -142,7 +149,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
         this.timedByCaller = options.timedByCaller;
         this.countsAtOnce = options.countsAtOnce;
         this.refreshMillis = options.refreshMillis;
-        this.link = new RedisLink(address, options.timeoutMillis, events);
+        this.link = new RedisLink(address, options.timeoutMillis, options.steadyMillis, events);
         this.link.onRestored(() -> momentsLoaded = false); // a Redis restarted empty has no scripts either
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, new DaemonThreads("retry-after-agent-fleet-refresh"));
         executor.scheduleWithFixedDelay(this::refreshSafely, options.refreshMillis, options.refreshMillis,

@@ -13,21 +13,21 @@ import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The connection to the fleet's Redis, and the circuit around it. Redis is never a new way for a
  * request to fail: every call either answers within about the timeout or returns the caller's
- * "unavailable" value, and nothing it throws reaches the caller. The first failure opens the
- * circuit (one log line); while it is open, calls return at once without touching the network,
- * and one background thread probes with backoff. When a probe answers, the listeners hear of it and
+ * "unavailable" value, and nothing it throws reaches the caller. A few failures in a row open the
+ * circuit (a single slow answer does not); while it is open, calls return at once without touching
+ * the network, and one background thread probes with backoff. When a probe answers, the listeners hear of it and
  * merge back what was learned meanwhile, while the circuit is still open to every other caller; only
- * then does it close (one log line).
+ * then does it close. An outage is told in two lines, however often it flaps: see {@link OutageLines}.
  */
 final class RedisLink implements AutoCloseable {
 
@@ -35,6 +35,10 @@ final class RedisLink implements AutoCloseable {
     static final int DEFAULT_TIMEOUT_MILLIS = 50;
     static final long FIRST_RETRY_MILLIS = 100;
     static final long MAX_RETRY_MILLIS = 5_000;
+    /** Failed calls in a row that open the circuit: one 50 ms timeout is a slow answer, not an outage. */
+    static final int FAILURES_TO_OPEN = 3;
+    /** How long Redis must answer without the circuit opening again for an outage to be over. */
+    static final long DEFAULT_STEADY_MILLIS = 15_000;
 
     /** What one call does with a connection. */
     interface Command<T> {
@@ -62,10 +66,12 @@ final class RedisLink implements AutoCloseable {
 
     private final RedisAddress address;
     private final JedisPool pool;
-    private final Events events;
+    private final OutageLines outages;
+    private final long steadyMillis;
     private final ScheduledExecutorService prober;
     private final List<Runnable> onRestored = new CopyOnWriteArrayList<>();
     private final Object circuit = new Object();
+    private final AtomicInteger failuresInRow = new AtomicInteger();
     private volatile boolean open;
     private volatile boolean closed;
     /**
@@ -77,12 +83,12 @@ final class RedisLink implements AutoCloseable {
     /** A call of the merge-back failed: the circuit stays open, and the next probe merges again. */
     private volatile boolean mergeFailed;
     // Guarded by circuit.
-    private long openedAtNanos;
     private long retryMillis;
 
-    RedisLink(RedisAddress address, int timeoutMillis, Events events) {
+    RedisLink(RedisAddress address, int timeoutMillis, long steadyMillis, Events events) {
         this.address = address;
-        this.events = events;
+        this.outages = new OutageLines(address.toString(), events);
+        this.steadyMillis = steadyMillis;
         DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(timeoutMillis)
                 .socketTimeoutMillis(timeoutMillis)
@@ -135,7 +141,9 @@ final class RedisLink implements AutoCloseable {
             return unavailable;
         }
         try (Jedis jedis = pool.getResource()) {
-            return command.run(jedis);
+            T result = command.run(jedis);
+            answered();
+            return result;
         } catch (JedisAccessControlException e) {
             trip(e); // a wrong password stays wrong: probe in the background, not on every request
             return unavailable;
@@ -143,8 +151,20 @@ final class RedisLink implements AutoCloseable {
             AgentLog.failure("the fleet store's script (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", e);
             return unavailable;
         } catch (RuntimeException | LinkageError e) {
-            trip(e);
+            failed(e);
             return unavailable;
+        }
+    }
+
+    private void answered() {
+        if (failuresInRow.get() != 0) { // read first: every call comes here, and a shared write costs every thread
+            failuresInRow.set(0);
+        }
+    }
+
+    private void failed(Throwable cause) {
+        if (failuresInRow.incrementAndGet() >= FAILURES_TO_OPEN) {
+            trip(cause);
         }
     }
 
@@ -153,17 +173,17 @@ final class RedisLink implements AutoCloseable {
             mergeFailed = true; // still open: the merge-back's own failure opens nothing, and says nothing
             return;
         }
+        int failures;
         synchronized (circuit) {
             if (open || closed) {
                 return;
             }
             open = true;
-            openedAtNanos = System.nanoTime();
+            failures = failuresInRow.getAndSet(0);
             retryMillis = FIRST_RETRY_MILLIS;
             scheduleProbe();
         }
-        events.unavailable("fleet store " + address + " unavailable (" + describe(cause)
-                + "); carrying on with this JVM's own knowledge, reconnecting in the background");
+        outages.opened(describe(cause), failures);
     }
 
     private void scheduleProbe() {
@@ -191,18 +211,22 @@ final class RedisLink implements AutoCloseable {
         }
         // Merged back before the circuit closes: a request that reads Redis finds this JVM's waits there.
         answered = answered && mergedBack();
-        long downMillis;
         synchronized (circuit) {
             if (!answered) {
+                outages.probeFailed();
                 retryMillis = Math.min(MAX_RETRY_MILLIS, retryMillis * 2);
                 scheduleProbe();
                 return;
             }
+            failuresInRow.set(0);
             open = false;
-            downMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - openedAtNanos);
         }
-        events.restored(String.format(Locale.ROOT, "fleet store %s back after %.1f s; sharing again", address,
-                downMillis / 1000.0));
+        long token = outages.closed();
+        try {
+            prober.schedule(() -> outages.steadySince(token), steadyMillis, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            // Shut down: nothing left to tell.
+        }
     }
 
     /** Runs the listeners with the circuit still open to every other caller; false when a call of theirs failed. */
