@@ -86,6 +86,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         this.rules = rules;
         this.readThrough = readThrough;
         fleet.onRestored(this::mergeBack);
+        fleet.onHostRestored(host -> push(host, local.read(host), clock.millis()));
     }
 
     /** For the store contract: see {@link #RedisKnowledgeStore(RedisHostKnowledge, KnowledgeStore, Clock, HostRules, boolean)}. */

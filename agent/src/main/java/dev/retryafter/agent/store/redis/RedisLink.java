@@ -51,6 +51,9 @@ final class RedisLink implements AutoCloseable {
 
         void restored(String line);
 
+        /** Redis answered a command with an error about its data: see {@link CommandRefusals}. */
+        void refused(String line);
+
         Events LOG = new Events() {
             @Override
             public void unavailable(String line) {
@@ -61,12 +64,18 @@ final class RedisLink implements AutoCloseable {
             public void restored(String line) {
                 AgentLog.logger().info(line);
             }
+
+            @Override
+            public void refused(String line) {
+                AgentLog.logger().warn(line);
+            }
         };
     }
 
     private final RedisAddress address;
     private final JedisPool pool;
     private final OutageLines outages;
+    private final CommandRefusals refusals;
     private final long steadyMillis;
     private final ScheduledExecutorService prober;
     private final List<Runnable> onRestored = new CopyOnWriteArrayList<>();
@@ -88,6 +97,7 @@ final class RedisLink implements AutoCloseable {
     RedisLink(RedisAddress address, int timeoutMillis, long steadyMillis, Events events) {
         this.address = address;
         this.outages = new OutageLines(address.toString(), events);
+        this.refusals = new CommandRefusals(address.toString(), events);
         this.steadyMillis = steadyMillis;
         DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(timeoutMillis)
@@ -137,6 +147,15 @@ final class RedisLink implements AutoCloseable {
      * call fails. A script error is not Redis being down: it is answered the same way, logged once.
      */
     <T> T call(Command<T> command, T unavailable) {
+        return call(command, unavailable, e -> refusals.say(e, "this call fell back to this JVM's own knowledge"));
+    }
+
+    /**
+     * The same, with what to do when Redis answers with an error about its data ({@code OOM},
+     * {@code WRONGTYPE}...): Redis is up, so it counts as an answer, and {@code refused} hears of it
+     * (it says so through {@link #sayRefused}); the caller gets {@code unavailable}.
+     */
+    <T> T call(Command<T> command, T unavailable, java.util.function.Consumer<JedisDataException> refused) {
         if (closed || open && (Thread.currentThread() != merging || mergeFailed)) {
             return unavailable;
         }
@@ -148,12 +167,22 @@ final class RedisLink implements AutoCloseable {
             trip(e); // a wrong password stays wrong: probe in the background, not on every request
             return unavailable;
         } catch (JedisDataException e) {
-            AgentLog.failure("the fleet store's script (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", e);
+            if (CommandRefusals.isOutage(e)) {
+                failed(e);
+            } else {
+                answered();
+                refused.accept(e);
+            }
             return unavailable;
         } catch (RuntimeException | LinkageError e) {
             failed(e);
             return unavailable;
         }
+    }
+
+    /** One line for a refusal of Redis's, once per kind: see {@link CommandRefusals}. */
+    void sayRefused(JedisDataException error, String consequence) {
+        refusals.say(error, consequence);
     }
 
     private void answered() {
