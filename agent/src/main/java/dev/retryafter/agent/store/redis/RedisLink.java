@@ -132,7 +132,7 @@ final class RedisLink implements AutoCloseable {
         return address;
     }
 
-    /** Runs when the circuit closes again after being open. */
+    /** Runs when Redis answers again after the circuit opened, before it closes: see {@link #mergedBack}. */
     void onRestored(Runnable listener) {
         onRestored.add(listener);
     }
@@ -144,7 +144,8 @@ final class RedisLink implements AutoCloseable {
 
     /**
      * {@code command} on a pooled connection, or {@code unavailable} when the circuit is open or the
-     * call fails. A script error is not Redis being down: it is answered the same way, logged once.
+     * call fails. An error about Redis's data (out of memory...) is not Redis being down: it is
+     * answered the same way, and said once (see {@link CommandRefusals}).
      */
     <T> T call(Command<T> command, T unavailable) {
         return call(command, unavailable, e -> refusals.say(e, "this call fell back to this JVM's own knowledge"));
@@ -192,6 +193,10 @@ final class RedisLink implements AutoCloseable {
     }
 
     private void failed(Throwable cause) {
+        if (Thread.currentThread() == merging) {
+            mergeFailed = true; // the circuit stays open; the next probe merges again
+            return;
+        }
         if (failuresInRow.incrementAndGet() >= FAILURES_TO_OPEN) {
             trip(cause);
         }
