@@ -207,17 +207,15 @@ final class RedisLink implements AutoCloseable {
             mergeFailed = true; // still open: the merge-back's own failure opens nothing, and says nothing
             return;
         }
-        int failures;
         synchronized (circuit) {
             if (open || closed) {
                 return;
             }
             open = true;
-            failures = failuresInRow.getAndSet(0);
             retryMillis = FIRST_RETRY_MILLIS;
+            outages.opened(describe(cause), failuresInRow.getAndSet(0)); // before the probe can close it again
             scheduleProbe();
         }
-        outages.opened(describe(cause), failures);
     }
 
     private void scheduleProbe() {
