@@ -8,12 +8,15 @@ import java.util.concurrent.TimeUnit;
  * is over, with its length and the calls that failed. It is over once Redis has answered steadily
  * for a while: a Redis that flaps (slow, restarting, a link that drops) is one outage, however many
  * times the circuit opens and closes in it, so the application's log gets two lines, not two a flap.
+ * An outage that never settles is recalled, with its count so far, at most once per {@code remindMillis}.
  */
 final class OutageLines {
 
     private final String address;
     private final RedisLink.Events events;
+    private final long remindNanos;
     // All guarded by this.
+    private long toldNanos;
     private boolean inOutage;
     private long startedNanos;
     private long lastBackNanos;
@@ -22,29 +25,37 @@ final class OutageLines {
     /** Bumped at every opening: a steadiness check made before it is void. */
     private long openings;
 
-    OutageLines(String address, RedisLink.Events events) {
+    OutageLines(String address, RedisLink.Events events, long remindMillis) {
         this.address = address;
         this.events = events;
+        this.remindNanos = TimeUnit.MILLISECONDS.toNanos(remindMillis);
     }
 
     /** The circuit opened after {@code failures} failed calls: one line unless its outage was told already. */
     void opened(String cause, int failures) {
-        boolean begins;
+        String line = null;
         synchronized (this) {
+            long now = System.nanoTime();
             openings++;
-            begins = !inOutage;
-            if (begins) {
+            if (!inOutage) {
                 inOutage = true;
-                startedNanos = System.nanoTime();
+                startedNanos = now;
+                toldNanos = now;
                 failedCalls = 0;
                 interruptions = 0;
+                line = "fleet store " + address + " unavailable (" + cause
+                        + "); carrying on with this JVM's own knowledge, reconnecting in the background";
+            } else if (now - toldNanos >= remindNanos) {
+                toldNanos = now;
+                line = String.format(Locale.ROOT, "fleet store %s still unsteady: %d interruptions and %d failed calls in %.1f min;"
+                        + " shared between them, this JVM's own knowledge during them", address, interruptions + 1,
+                        failedCalls + Math.max(1, failures), TimeUnit.NANOSECONDS.toMillis(now - startedNanos) / 60_000.0);
             }
             failedCalls += Math.max(1, failures);
             interruptions++;
         }
-        if (begins) {
-            events.unavailable("fleet store " + address + " unavailable (" + cause
-                    + "); carrying on with this JVM's own knowledge, reconnecting in the background");
+        if (line != null) {
+            events.unavailable(line);
         }
     }
 

@@ -39,6 +39,8 @@ final class RedisLink implements AutoCloseable {
     static final int FAILURES_TO_OPEN = 3;
     /** How long Redis must answer without the circuit opening again for an outage to be over. */
     static final long DEFAULT_STEADY_MILLIS = 15_000;
+    /** An outage that never settles (a Redis that keeps flapping) is recalled this often, not at each flap. */
+    static final long UNSTEADY_REMINDER_MILLIS = TimeUnit.MINUTES.toMillis(10);
 
     /** What one call does with a connection. */
     interface Command<T> {
@@ -96,7 +98,7 @@ final class RedisLink implements AutoCloseable {
 
     RedisLink(RedisAddress address, int timeoutMillis, long steadyMillis, Events events) {
         this.address = address;
-        this.outages = new OutageLines(address.toString(), events);
+        this.outages = new OutageLines(address.toString(), events, UNSTEADY_REMINDER_MILLIS);
         this.refusals = new CommandRefusals(address.toString(), events);
         this.steadyMillis = steadyMillis;
         DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
