@@ -54,6 +54,11 @@ public final class RedisHostKnowledge implements AutoCloseable {
     public static final int DEFAULT_STREAK_CAPACITY = 5;
     /** A host not asked about for this long is no longer refreshed. */
     static final long INTEREST_MILLIS = 60_000;
+    /**
+     * A host whose command Redis refused for its data (out of memory, say) stays in this JVM this
+     * long before Redis is asked again: a refusal that lasts costs a round trip every 30 s, not every request.
+     */
+    static final long DEFAULT_KEPT_LOCAL_MILLIS = 30_000;
 
     private final RedisLink link;
     private final String fleet;
@@ -61,6 +66,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
     private final long ttlMillis;
     private final int streakCapacity;
     private final ConcurrentHashMap<String, Host> hosts = new ConcurrentHashMap<>();
+    private final List<java.util.function.Consumer<String>> hostRestored = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ScheduledExecutorService refresher;
     /** A trip asked of the refresher and not yet made: successes counted meanwhile go with it. */
     private final java.util.concurrent.atomic.AtomicBoolean flushQueued = new java.util.concurrent.atomic.AtomicBoolean();
@@ -77,6 +83,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
     private final boolean countsAtOnce;
     private volatile boolean momentsLoaded;
     private final boolean timedByCaller;
+    private final long keptLocalNanos;
 
     /** The options a fleet store is made with; the defaults suit a loopback or same-zone Redis. */
     public static final class Options {
@@ -86,6 +93,8 @@ public final class RedisHostKnowledge implements AutoCloseable {
         boolean countsAtOnce = true;
         int streakCapacity = DEFAULT_STREAK_CAPACITY;
         boolean timedByCaller;
+        long steadyMillis = RedisLink.DEFAULT_STEADY_MILLIS;
+        long keptLocalMillis = DEFAULT_KEPT_LOCAL_MILLIS;
 
         /**
          * For tests in virtual time only: the scripts take "now" from the store's clock (or the moment
@@ -118,6 +127,18 @@ public final class RedisHostKnowledge implements AutoCloseable {
             return this;
         }
 
+        /** For tests: how long a host stays in this JVM after Redis refused one of its commands (out of memory...). */
+        Options keptLocalMillis(long millis) {
+            this.keptLocalMillis = Math.max(1, millis);
+            return this;
+        }
+
+        /** For tests: how long Redis must answer steadily before an outage is over and said to be. */
+        Options steadyMillis(long millis) {
+            this.steadyMillis = Math.max(1, millis);
+            return this;
+        }
+
         public Options refreshMillis(long millis) {
             this.refreshMillis = Math.max(10, millis);
             return this;
@@ -142,7 +163,8 @@ public final class RedisHostKnowledge implements AutoCloseable {
         this.timedByCaller = options.timedByCaller;
         this.countsAtOnce = options.countsAtOnce;
         this.refreshMillis = options.refreshMillis;
-        this.link = new RedisLink(address, options.timeoutMillis, events);
+        this.keptLocalNanos = TimeUnit.MILLISECONDS.toNanos(options.keptLocalMillis);
+        this.link = new RedisLink(address, options.timeoutMillis, options.steadyMillis, events);
         this.link.onRestored(() -> momentsLoaded = false); // a Redis restarted empty has no scripts either
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, new DaemonThreads("retry-after-agent-fleet-refresh"));
         executor.scheduleWithFixedDelay(this::refreshSafely, options.refreshMillis, options.refreshMillis,
@@ -175,10 +197,19 @@ public final class RedisHostKnowledge implements AutoCloseable {
     /**
      * Runs on the store's own thread when Redis answers again after being unavailable, so that the
      * caller can merge back what it learned meanwhile (the operations' semantics make that safe:
-     * later moments win, streaks append).
+     * later moments win, streaks append). Its calls reach Redis; every other caller's find the store
+     * unavailable until it is done, and if one of its calls fails, it runs again at the next reconnection.
      */
     public void onRestored(Runnable merge) {
         link.onRestored(merge);
+    }
+
+    /**
+     * Runs, on the caller's thread, with a host whose commands Redis refused (out of memory, say) when
+     * it is asked of Redis again, before that: what this JVM learned of it meanwhile can go first.
+     */
+    public void onHostRestored(java.util.function.Consumer<String> merge) {
+        hostRestored.add(merge);
     }
 
     /** The key of the host's hash, as the scripts use it: {@code retry-after:{fleet}:host:HOST:PORT}. */
@@ -362,7 +393,7 @@ public final class RedisHostKnowledge implements AutoCloseable {
         h.moments = h.moments.withStreakOpen();
         String header = text(v.get(4));
         return Optional.of(new FleetRefusal((int) number(v.get(0)), number(v.get(1)), number(v.get(2)) == 1,
-                Math.max(0, number(v.get(3))), "-".equals(header) ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(header)),
+                Math.max(0, number(v.get(3))), parsedLong(header),
                 Math.max(0, number(v.get(5))), (int) number(v.get(6)), "1".equals(text(v.get(7)))));
     }
 
@@ -408,9 +439,10 @@ public final class RedisHostKnowledge implements AutoCloseable {
         h.moments = h.moments.withStreakClosed();
         String header = text(v.get(2));
         long age = Math.max(0, number(v.get(1)));
-        StreakRecord streak = "-".equals(header)
+        OptionalLong headerMillis = parsedLong(header);
+        StreakRecord streak = !headerMillis.isPresent()
                 ? StreakRecord.withoutHeader(number(v.get(3)), number(v.get(4)), "1".equals(text(v.get(5))), age)
-                : StreakRecord.withHeader(Long.parseLong(header), number(v.get(3)), number(v.get(4)), "1".equals(text(v.get(5))), age);
+                : StreakRecord.withHeader(headerMillis.getAsLong(), number(v.get(3)), number(v.get(4)), "1".equals(text(v.get(5))), age);
         return Optional.of(new Recovery(streak));
     }
 
@@ -843,12 +875,27 @@ public final class RedisHostKnowledge implements AutoCloseable {
         volatile long windowMillis = 60_000;
         volatile long lastAskedMillis;
         volatile Moments moments = Moments.NOTHING_OWED;
+        /** Until then, on System.nanoTime: Redis refused a command of this host's, which stays in this JVM meanwhile. */
+        volatile long keptLocalUntilNanos;
+        private static final java.util.concurrent.atomic.AtomicLongFieldUpdater<Host> KEPT_LOCAL =
+                java.util.concurrent.atomic.AtomicLongFieldUpdater.newUpdater(Host.class, "keptLocalUntilNanos");
 
         Host(String key, String hash) {
             this.key = key;
             this.hash = hash;
             this.streaks = hash + ":streaks";
             this.admitted = hash + ":admitted";
+        }
+
+        boolean isKeptLocal() {
+            long until = keptLocalUntilNanos;
+            return until != 0 && until - System.nanoTime() > 0;
+        }
+
+        /** True once, for the caller that first finds the host's time in this JVM over. */
+        boolean keepingLocalEnded() {
+            long until = keptLocalUntilNanos;
+            return until != 0 && until - System.nanoTime() <= 0 && KEPT_LOCAL.compareAndSet(this, until, 0L);
         }
 
         /** Written only when it changes much: every request of every thread asks, and shared writes cost them all. */
@@ -877,14 +924,59 @@ public final class RedisHostKnowledge implements AutoCloseable {
 
     /** {@code callerNow} is the script's now only when the store is timed by its caller: see {@link Options#timedByCaller}. */
     private Object runAt(long callerNow, Host h, FleetScripts script, List<String> keys, int pending, String... args) {
-        List<String> argList = new ArrayList<>(args.length + 1);
-        argList.addAll(Arrays.asList(args));
-        argList.add(clockArgument(callerNow));
-        Object reply = link.call(jedis -> script.run(jedis, keys, argList), null);
+        Object reply = null;
+        if (h.keepingLocalEnded()) {
+            for (java.util.function.Consumer<String> merge : hostRestored) {
+                merge.accept(h.key); // what this JVM learned meanwhile goes first, as after an outage
+            }
+        }
+        if (!h.isKeptLocal()) {
+            List<String> argList = new ArrayList<>(args.length + 1);
+            argList.addAll(Arrays.asList(args));
+            argList.add(clockArgument(callerNow));
+            RedisLink.Command<Object> command = jedis -> script.run(jedis, keys, argList);
+            boolean[] repaired = new boolean[1];
+            reply = link.call(command, null, error -> repaired[0] = refused(h, error));
+            if (repaired[0]) {
+                reply = link.call(command, null, error -> refused(h, error)); // once more, on the keys written anew
+            }
+        }
         if (reply == null && pending > 0) {
             h.pendingAdmitted.addAndGet(pending);
         }
         return reply;
+    }
+
+    /**
+     * Redis refused a command of {@code h}'s for its data. A key of another type in the agent's own
+     * key space (another writer's, or garbage) is deleted, to be written anew by the next command;
+     * anything else (out of memory, writes stopped) keeps the host in this JVM for a while.
+     */
+    private boolean refused(Host h, redis.clients.jedis.exceptions.JedisDataException error) {
+        if ("WRONGTYPE".equals(CommandRefusals.code(error))) {
+            int replaced = link.call(jedis -> deleteWrongTyped(jedis, h), 0, ignored -> { });
+            if (replaced > 0) {
+                link.sayRefused(error, "a key of the agent's held another type; deleted, to be written anew");
+                return true;
+            }
+        }
+        h.keptLocalUntilNanos = System.nanoTime() + keptLocalNanos;
+        link.sayRefused(error, "the hosts it concerns are kept in this JVM's own knowledge meanwhile, asking Redis again every "
+                + TimeUnit.NANOSECONDS.toSeconds(keptLocalNanos) + " s");
+        return false;
+    }
+
+    /** The host's keys whose type is not the one the scripts keep there, deleted; returns how many. */
+    private static int deleteWrongTyped(Jedis jedis, Host h) {
+        String[][] expected = {{h.hash, "hash"}, {h.streaks, "list"}, {h.admitted, "hash"}};
+        int deleted = 0;
+        for (String[] key : expected) {
+            String type = jedis.type(key[0]);
+            if (!"none".equals(type) && !key[1].equals(type)) {
+                deleted += (int) jedis.del(key[0]);
+            }
+        }
+        return deleted;
     }
 
     private void refreshSafely() {
@@ -900,6 +992,9 @@ public final class RedisHostKnowledge implements AutoCloseable {
         long now = clock.millis();
         List<Host> due = new ArrayList<>();
         for (Host h : hosts.values()) {
+            if (h.isKeptLocal()) {
+                continue; // Redis refused it lately: asked again once that is over
+            }
             if (now - h.lastAskedMillis <= INTEREST_MILLIS) {
                 due.add(h);
             } else if (now - h.lastAskedMillis > 10 * INTEREST_MILLIS && h.pendingAdmitted.get() == 0) {
@@ -925,8 +1020,13 @@ public final class RedisHostKnowledge implements AutoCloseable {
         }
         long after = clock.millis();
         for (int i = 0; i < due.size(); i++) {
-            List<?> values = (List<?>) replies.get(i);
             Host h = due.get(i);
+            if (replies.get(i) instanceof redis.clients.jedis.exceptions.JedisDataException) {
+                h.pendingAdmitted.addAndGet(pending[i]);
+                refused(h, (redis.clients.jedis.exceptions.JedisDataException) replies.get(i));
+                continue;
+            }
+            List<?> values = (List<?>) replies.get(i);
             String rate = text(values.get(3));
             String learnedAgo = text(values.get(8));
             LearnedPace pace = null;
@@ -934,9 +1034,12 @@ public final class RedisHostKnowledge implements AutoCloseable {
                 String ceiling = text(values.get(9));
                 String epochAgo = text(values.get(7));
                 String cycle = text(values.get(6));
-                pace = new LearnedPace(rate.isEmpty() ? 0 : parseRate(rate), cycle.isEmpty() ? 0 : Long.parseLong(cycle),
+                // Fields as stored: another writer's garbage in them reads as none.
+                OptionalLong ceilingValue = parsedLong(ceiling);
+                pace = new LearnedPace(rate.isEmpty() ? 0 : parseRate(rate), Math.max(0, parsedLong(cycle).orElse(0)),
                         epochAgo.isEmpty() ? after : after - Long.parseLong(epochAgo), after - Long.parseLong(learnedAgo),
-                        ceiling.isEmpty() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(ceiling)));
+                        ceilingValue.isPresent() ? OptionalInt.of((int) Math.max(0, Math.min(Integer.MAX_VALUE, ceilingValue.getAsLong())))
+                                : OptionalInt.empty());
             }
             h.moments = new Moments(after, after + Math.max(0, number(values.get(0))), after + Math.max(0, number(values.get(1))),
                     after + Math.max(0, number(values.get(2))), rate.isEmpty() ? 0 : parseRate(rate), text(values.get(4)),
@@ -959,13 +1062,18 @@ public final class RedisHostKnowledge implements AutoCloseable {
         }
         pipeline.sync();
         List<Object> replies = new ArrayList<>(due.size());
-        try {
-            for (Response<Object> response : responses) {
+        for (Response<Object> response : responses) {
+            try {
                 replies.add(response.get());
+            } catch (redis.clients.jedis.exceptions.JedisNoScriptException e) {
+                momentsLoaded = false; // flushed by someone meanwhile: the next round loads it again
+                return null;
+            } catch (redis.clients.jedis.exceptions.JedisDataException e) {
+                if (CommandRefusals.isOutage(e)) {
+                    throw e;
+                }
+                replies.add(e); // this host's refusal (out of memory, a key of another type): the others' replies stand
             }
-        } catch (redis.clients.jedis.exceptions.JedisNoScriptException e) {
-            momentsLoaded = false; // flushed by someone meanwhile: the next round loads it again
-            return null;
         }
         return replies;
     }
@@ -1003,6 +1111,15 @@ public final class RedisHostKnowledge implements AutoCloseable {
             return Long.parseLong(value);
         } catch (NumberFormatException e) {
             return absent;
+        }
+    }
+
+    /** A number as stored, or empty when there is none or it is not one ('-', another writer's garbage). */
+    private static OptionalLong parsedLong(String text) {
+        try {
+            return text == null || text.isEmpty() || "-".equals(text) ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(text));
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();
         }
     }
 

@@ -86,6 +86,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         this.rules = rules;
         this.readThrough = readThrough;
         fleet.onRestored(this::mergeBack);
+        fleet.onHostRestored(host -> push(host, local.read(host), clock.millis()));
     }
 
     /** For the store contract: see {@link #RedisKnowledgeStore(RedisHostKnowledge, KnowledgeStore, Clock, HostRules, boolean)}. */
@@ -119,7 +120,14 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         }
         OptionalLong wait = fleet.reserve(host, now, intervalMillis, maxWaitMillis, rules.windowMillis(host));
         long mine = local.reserveSlot(host, now, intervalMillis, maxWaitMillis); // this JVM's schedule, should Redis go
-        return wait.isPresent() ? wait.getAsLong() : mine;
+        if (!wait.isPresent()) {
+            return mine;
+        }
+        // This JVM's own not-before stands even when Redis answers without it: a refusal's wait that
+        // never reached Redis (it was away, or lost the key) is still the floor for this JVM's requests.
+        // Its schedule does not: the fleet's booking already spaces them, among every JVM's.
+        long floor = local.read(host).notBefore().orElse(now) - now;
+        return Math.max(wait.getAsLong(), Math.min(floor, maxWaitMillis));
     }
 
     @Override

@@ -3,11 +3,12 @@ package dev.retryafter.agent.store.redis;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** The fleet store's down and back lines, kept for the test to count and read. */
+/** The fleet store's down, back and refused lines, kept for the test to count and read. */
 final class RecordingEvents implements RedisLink.Events {
 
     final List<String> unavailable = new CopyOnWriteArrayList<>();
     final List<String> restored = new CopyOnWriteArrayList<>();
+    final List<String> refused = new CopyOnWriteArrayList<>();
 
     @Override
     public void unavailable(String line) {
@@ -19,9 +20,15 @@ final class RecordingEvents implements RedisLink.Events {
         restored.add(line);
     }
 
+    @Override
+    public void refused(String line) {
+        refused.add(line);
+    }
+
     List<String> all() {
         List<String> lines = new java.util.ArrayList<>(unavailable);
         lines.addAll(restored);
+        lines.addAll(refused);
         return lines;
     }
 }

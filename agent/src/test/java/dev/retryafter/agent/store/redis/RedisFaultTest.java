@@ -17,9 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Redis killed, paused, restarted empty, or refusing the password: every operation answers within
- * a bound it cannot exceed if the timeout works (a second, against a 50 ms timeout), none throws,
- * one line says it went and one that it came back, and once it is back the fleet shares again.
+ * Redis killed, paused, restarted empty, flapping, or refusing the password: every operation answers
+ * within a bound it cannot exceed if the timeout works (a second, against a 50 ms timeout), none
+ * throws, one line says it went and one that it came back (however often it flapped meanwhile),
+ * and once it is back the fleet shares again.
  */
 class RedisFaultTest {
 
@@ -43,9 +44,12 @@ class RedisFaultTest {
         return server;
     }
 
+    /** An outage is over once Redis has answered this long: long beside a flap of the tests, short beside their patience. */
+    private static final long STEADY_MILLIS = 3000;
+
     private RedisHostKnowledge store(RedisAddress address) {
         RedisHostKnowledge store = new RedisHostKnowledge(address, "faults", Clock.system(),
-                new RedisHostKnowledge.Options().refreshMillis(50), events);
+                new RedisHostKnowledge.Options().refreshMillis(50).steadyMillis(STEADY_MILLIS), events);
         opened.add(0, store);
         return store;
     }
@@ -113,9 +117,11 @@ class RedisFaultTest {
         Thread.sleep(300); // a few probes fail meanwhile: still one line
         server.startAgain();
         await(store::isAvailable, "the store reconnects in the background");
-        await(() -> merges.get() == 1, "the merge-back listener runs once");
+        assertEquals(1, merges.get(), "the merge-back listener ran once, before the store was available again");
+        await(() -> !events.restored.isEmpty(), "a line once it has answered steadily");
         assertEquals(1, events.unavailable.size(), events.unavailable.toString());
         assertEquals(1, events.restored.size(), "one line when it came back: " + events.restored);
+        assertTrue(events.restored.get(0).contains("one interruption"), events.restored.get(0));
 
         // Restarted empty: the not-before is gone, the scripts are loaded again, the schedule is shared again.
         assertEquals(0, store.reserve(HOST, 100, 1000, 2000).getAsLong());
@@ -156,7 +162,52 @@ class RedisFaultTest {
         }
         await(store::isAvailable, "back once it answers");
         assertTrue(store.read(HOST).isPresent());
+        await(() -> !events.restored.isEmpty(), "a line once it has answered steadily");
         assertEquals(1, events.restored.size());
+    }
+
+    @Test
+    void aSingleSlowAnswerIsNotAnOutage() throws Exception {
+        RedisServer server = server();
+        RedisHostKnowledge store = store(server.address());
+        assertTrue(store.reserve(HOST, 100, 1000, 2000).isPresent());
+        server.pause();
+        try {
+            assertEquals(OptionalLong.empty(), store.reserve(HOST, 100, 1000, 2000), "this call timed out");
+        } finally {
+            server.resume();
+        }
+        assertTrue(store.isAvailable(), "one timeout does not open the circuit");
+        assertTrue(store.reserve(HOST, 100, 1000, 2000).isPresent(), "the next call reaches Redis");
+        assertEquals(List.of(), events.all(), "and nothing is said of it");
+    }
+
+    @Test
+    void aFlappingRedisIsOneOutageOfTwoLinesWithItsLengthAndFailedCalls() throws Exception {
+        RedisServer server = server();
+        RedisHostKnowledge store = store(server.address());
+        assertTrue(store.reserve(HOST, 100, 1000, 2000).isPresent());
+        int flaps = 5;
+        for (int i = 0; i < flaps; i++) {
+            server.pause();
+            try {
+                await(() -> {
+                    store.reserve(HOST, 100, 1000, 2000);
+                    return !store.isAvailable();
+                }, "the circuit opens while Redis does not answer");
+            } finally {
+                server.resume();
+            }
+            await(store::isAvailable, "back once it answers");
+        }
+        assertEquals(1, events.unavailable.size(), "one line when the outage began: " + events.unavailable);
+        await(() -> !events.restored.isEmpty(), "a line once it has answered steadily");
+        assertEquals(1, events.restored.size(), events.restored.toString());
+        String back = events.restored.get(0);
+        assertTrue(back.contains(flaps + " interruptions"), back);
+        java.util.regex.Matcher failed = java.util.regex.Pattern.compile("(\\d+) failed calls").matcher(back);
+        assertTrue(failed.find() && Integer.parseInt(failed.group(1)) >= flaps * RedisLink.FAILURES_TO_OPEN, back);
+        assertTrue(back.matches(".*back after \\d+\\.\\d s unavailable.*"), back);
     }
 
     @Test
