@@ -27,7 +27,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Execution(ExecutionMode.CONCURRENT)
 class SwitchedOffTest {
 
-    /** What the switch needs: the premain class, the switch, the file's line reader, its values, the plain line. */
+    /**
+     * What the switch needs: the premain class, the switch, the file's bounded read (its exception is
+     * linked with it), the line reader, its values, the plain line.
+     */
     private static final Set<String> THE_SWITCH = Set.of(
             "dev.retryafter.agent.AgentEntry",
             "dev.retryafter.agent.RetryAfterAgent",
@@ -36,7 +39,9 @@ class SwitchedOffTest {
             "dev.retryafter.agent.config.OffSwitch",
             "dev.retryafter.agent.config.PolicyLines",
             "dev.retryafter.agent.config.PolicyFile$Line",
-            "dev.retryafter.agent.config.Values");
+            "dev.retryafter.agent.config.Values",
+            "dev.retryafter.agent.io.SmallFile",
+            "dev.retryafter.agent.io.SmallFile$TooLarge");
     private static final Pattern LOADED = Pattern.compile("\\[class,load\\] (\\S+) source:");
 
     @TempDir

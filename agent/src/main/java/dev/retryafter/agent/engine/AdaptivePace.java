@@ -22,6 +22,9 @@ final class AdaptivePace {
     static final double REQUESTS_PER_CYCLE = 150;
     /** A streak of more refusals than this is counted as this many: a cycle no longer than a thousand requests. */
     static final int MAX_REFUSALS_PER_STREAK = 10;
+    /** A first period's reading is probed from within this many periods. */
+    static final long PERIODS_PER_FIRST_CYCLE = 10;
+
     /** However slow the host, a reading taken low is corrected within a few of these. */
     static final long MAX_CYCLE_MILLIS = 20 * 60_000;
 
@@ -94,7 +97,19 @@ final class AdaptivePace {
 
     /** A rate known to be no more than the host allows: on the plateau at it now, the probe next. */
     void fromPlateau(double rate, long now) {
+        fromPlateau(rate, now, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #fromPlateau(double, long)}, for a reading of one period of {@code periodMillis}: the probe's
+     * cycle is at most {@link #PERIODS_PER_FIRST_CYCLE} periods, so a first reading taken low on a short window
+     * (a retry that just missed its reset) is corrected within a minute, not after a cycle of requests.
+     */
+    void fromPlateau(double rate, long now, long periodMillis) {
         restart(rate, now, 0, 1);
+        if (periodMillis < Long.MAX_VALUE / PERIODS_PER_FIRST_CYCLE) {
+            cycleMillis = Math.max(1, Math.min(cycleMillis, PERIODS_PER_FIRST_CYCLE * periodMillis));
+        }
         epochMillis = now - cycleMillis;
     }
 

@@ -320,7 +320,9 @@ public final class HostState {
         if (firstSent >= streakStart) {
             return null;
         }
-        int admitted = store.ceilingBefore(key, streakStart, streakStart - firstSent + 1);
+        // Counted again over the period, or as the store counted it at the streak's first refusal, whichever is more:
+        // a fleet's store knows the fleet's count at a refusal, where this JVM recounts only what it can see.
+        int admitted = Math.max(store.ceilingBefore(key, streakStart, streakStart - firstSent + 1), end.before().learnedCeiling);
         // The limit had room again between the last request refused and the one let through: the middle, where the
         // two are close; where they are not (a last try that waited long), the later, for a reading that is a lower bound.
         long lastRefused = streakStart + end.streak().lastRefusedAfterMillis();
@@ -332,10 +334,15 @@ public final class HostState {
             return null;
         }
         learnedWindowMillis = periodEnd - firstSent;
+        PaceSchedule provisional = paceOf(end.after());
+        if (provisional != null && rate <= provisional.refusedRatePerSecond()) {
+            // A pace from a configured window at least as high: a reading that is a lower bound leaves it be.
+            return new Learned(key, admitted, periodEnd - firstSent, AdaptivePace.rate(provisional, policy.headroom(), now));
+        }
         // A reading from the limit's first period alone is a lower bound (a window others had half used, a
         // recovery the backoff overshot): the curve starts on its plateau, probing at once.
         AdaptivePace pace = new AdaptivePace(policy, paceOf(end.after()));
-        pace.fromPlateau(rate, now);
+        pace.fromPlateau(rate, now, learnedWindowMillis);
         store.learn(key, now, Optional.ofNullable(pace.schedule()), OptionalInt.of(admitted));
         return new Learned(key, admitted, periodEnd - firstSent, pace.rate(now));
     }
@@ -379,6 +386,7 @@ public final class HostState {
             long sinceStreak = previous != null ? now - previous.startedAtMillis() : windowMillis();
             long span = previous != null ? Math.max(1, now - previous.startedAtMillis() - previous.recoveredByMillis()) : sinceStreak;
             int ceiling = store.ceilingBefore(key, now, span);
+            span = store.ceilingSpanMillis(key, now, span);
             double refused = previous != null && (paced > 0 || learnedWindowMillis > 0)
                     ? RefusedRate.at(paced, ceiling, span, sinceStreak, windowMillis()) : paced;
             if (refused <= 0 && policy.windowConfigured()) {

@@ -55,6 +55,16 @@ public interface KnowledgeStore {
     int ceilingBefore(String host, long refusalAt, long windowMillis);
 
     /**
+     * How long a span the count {@link #ceilingBefore} gave for {@code refusalAt} covers, when asked for
+     * {@code windowMillis}: that, unless the store counts over a window of its own (a fleet's store counts
+     * every JVM's successes in the policy's window, in its own script), so that a rate is read over the
+     * span the count was taken over.
+     */
+    default long ceilingSpanMillis(String host, long refusalAt, long windowMillis) {
+        return windowMillis;
+    }
+
+    /**
      * The earliest success counted by {@link #recordAdmitted} at or after {@code from}, and before
      * {@code before}: where a host's first period began for a fleet, whose first requests may have
      * gone before this JVM's. Empty when none is counted, or the store cannot tell (a JVM then takes

@@ -69,7 +69,7 @@ record LimiterShape(String name, LongFunction<Limiter> limiter, double rate, int
                         40 * SECOND, Long.MAX_VALUE, 100.0 / 60, true));
     }
 
-    private static LimiterShape fixed(String name, int limit, long window, int status, Header header) {
+    static LimiterShape fixed(String name, int limit, long window, int status, Header header) {
         return new LimiterShape(name, origin -> new Limiter.FixedWindow(limit, limit, Long.MAX_VALUE, window, origin, 0),
                 limit * 1000.0 / window, limit, 0, 0, status, header, window, 0, Long.MAX_VALUE, limit * 1000.0 / window, true);
     }

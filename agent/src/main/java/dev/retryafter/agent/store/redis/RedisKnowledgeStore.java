@@ -202,6 +202,12 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     }
 
     @Override
+    public long ceilingSpanMillis(String host, long refusalAt, long windowMillis) {
+        RefusalSeen seen = rules.isShared(host) ? refusals.get(host) : null;
+        return seen != null && seen.at == refusalAt ? Math.min(windowMillis, rules.windowMillis(host)) : windowMillis;
+    }
+
+    @Override
     public Optional<StreakEnd> recordRecovery(String host, long sentAt) {
         if (!rules.isShared(host)) {
             return local.recordRecovery(host, sentAt);
