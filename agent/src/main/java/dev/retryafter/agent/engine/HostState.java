@@ -333,18 +333,22 @@ public final class HostState {
         if (rate <= 0) {
             return null;
         }
-        learnedWindowMillis = periodEnd - firstSent;
+        // The period is when the limit had room again by; a configured window no longer than it is consistent
+        // with it and stands, one longer is overruled.
+        Policy policy = this.policy;
+        long period = periodEnd - firstSent;
+        learnedWindowMillis = policy.windowConfigured() && policy.windowMillis() <= period ? policy.windowMillis() : period;
         PaceSchedule provisional = paceOf(end.after());
         if (provisional != null && rate <= provisional.refusedRatePerSecond()) {
             // A pace from a configured window at least as high: a reading that is a lower bound leaves it be.
-            return new Learned(key, admitted, periodEnd - firstSent, AdaptivePace.rate(provisional, policy.headroom(), now));
+            return new Learned(key, admitted, learnedWindowMillis, AdaptivePace.rate(provisional, policy.headroom(), now));
         }
         // A reading from the limit's first period alone is a lower bound (a window others had half used, a
         // recovery the backoff overshot): the curve starts on its plateau, probing at once.
         AdaptivePace pace = new AdaptivePace(policy, paceOf(end.after()));
         pace.fromPlateau(rate, now, learnedWindowMillis);
         store.learn(key, now, Optional.ofNullable(pace.schedule()), OptionalInt.of(admitted));
-        return new Learned(key, admitted, periodEnd - firstSent, pace.rate(now));
+        return new Learned(key, admitted, learnedWindowMillis, pace.rate(now));
     }
 
     /** A refusal, decided on and applied; what it taught, if it began a streak. */
