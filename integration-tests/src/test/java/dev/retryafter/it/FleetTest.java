@@ -6,6 +6,7 @@ import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
 import dev.retryafter.it.harness.ChildJvm;
+import dev.retryafter.it.harness.Inconclusive;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.FleetPortal;
 import dev.retryafter.it.harness.ScraperFleet;
@@ -198,10 +199,11 @@ class FleetTest {
             Future<ScraperRun> first = pool.submit(() -> ScraperRun.run(new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofMinutes(3)), policy,
                     "jdk", portal.baseUrl(), 140, "--api-key", "jvm1"));
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-            while (portal.seen().requests < 40 && !first.isDone() && System.nanoTime() < deadline) {
+            // Until it was refused, so it has learned: a machine busy enough sends no faster than the limit for a while.
+            while ((portal.seen().requests < 40 || portal.seen().refusals == 0) && !first.isDone() && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            assertTrue(portal.seen().refusals > 0, () -> "the first JVM was refused, so it learned: " + portal.seen().line("fleet"));
+            Inconclusive.unlessRefused(portal.seen().refusals, () -> "the first JVM was never refused: " + portal.seen().line("fleet"));
             long t0 = System.nanoTime();
             restarting.kill();
             Thread.sleep(500);
