@@ -16,6 +16,7 @@ enum Setting {
     WINDOW("window", (b, v) -> b.windowMillis(Values.durationMillis(v))),
     HEADROOM("headroom", (b, v) -> b.headroom(Values.fraction(v))),
     RETRY_STATUSES("retry-statuses", (b, v) -> b.retryStatuses(Values.statuses(v))),
+    BLOCK_STATUSES("block-statuses", (b, v) -> b.blockStatuses(v.trim().equalsIgnoreCase("none") ? new int[0] : Values.statuses(v))),
     CATEGORY("category", (b, v) -> b.pinnedCategory(category(v))),
     RATE("rate", (b, v) -> b.startRatePerSecond(Values.ratePerSecond(v))),
     MODE("mode", (b, v) -> b.mode(Values.mode(v)));

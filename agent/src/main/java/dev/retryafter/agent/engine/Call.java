@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * <pre>
  *   do {
  *       call.awaitTurn();                 // or turn(), a future, for asynchronous clients
- *       send, and on the response: call.onResponse(status, retryAfterHeader)
+ *       send, and on the response: if (call.wantsHeaders(status)) offer each header: call.offerHeader(name, value)
+ *                                   call.onResponse(status, retryAfterHeader)
  *       call.endAttempt();
  *   } while (call.retryRequested());
  * </pre>
@@ -46,6 +47,10 @@ public final class Call {
     private volatile HostState host;
     private int attempt;
     private long sentAt;
+    /** The attempt's number among its host's sends: its response's hints are read against it. */
+    private long sentAs;
+    /** The rate-limit headers of the response under way, as the adapter offered them; null: none offered. */
+    private RateLimitHeaders offered;
     private Decision lastDecision;
     /** The mode of the attempt under way, read as its turn began. */
     private Mode mode = Mode.ENFORCE;
@@ -242,16 +247,47 @@ public final class Call {
     }
 
     /**
-     * The response to this attempt, from its status and {@code Retry-After} alone, before any body
-     * is read. Returns true when the engine will retry: the caller discards this response.
+     * Whether this response's headers are worth offering ({@link #offerHeader}) before
+     * {@link #onResponse}: a host that sends no rate-limit hints stops being asked after its first few.
+     */
+    public boolean wantsHeaders(int status) {
+        return host().wantsHints(status);
+    }
+
+    /** One header of the response under way; only rate-limit hints are kept ({@link RateLimitHeaders}). */
+    public void offerHeader(String name, String value) {
+        if (RateLimitHeaders.isHint(name)) {
+            if (offered == null) {
+                offered = new RateLimitHeaders();
+            }
+            offered.offer(name, value);
+        }
+    }
+
+    /**
+     * The response to this attempt, from its status, {@code Retry-After} and any headers offered,
+     * before any body is read. Returns true when the engine will retry: the caller discards this response.
      */
     public boolean onResponse(int status, String retryAfter) {
         HostState state = host();
         long now = engine.now();
         lastDecision = null;
-        if (!state.policy().isRefusal(status)) {
-            // A 5xx that is not a refusal is a failure, not a sign of the limit; anything under 500 was let through.
-            if (status < 500) {
+        boolean refusal = state.policy().isRefusal(status);
+        RateLimitHeaders headers = offered;
+        offered = null;
+        HintBudget.Change hinted = state.onHint(headers == null ? null : headers.hint(now), refusal, sentAs, now);
+        if (hinted != null) {
+            engine.listener.onHints(state, hinted);
+        }
+        if (!refusal) {
+            // Only what the limiter let through teaches the limit; a 5xx is a failure, a 401 or 400 the application's.
+            if (!Policy.isAdmission(status)) {
+                Decision blocked = state.onBlocked(now, status, attempt, mode);
+                if (blocked != null) {
+                    engine.listener.onRefusal(state, blocked);
+                    lastDecision = blocked;
+                }
+            } else {
                 HostState.Recovered recovered = state.onAdmitted(now, sentAt);
                 if (recovered != null) {
                     if (recovered.change != null) {
@@ -377,7 +413,7 @@ public final class Call {
             throw new CancellationException("the call was abandoned");
         }
         sentAt = now;
-        host.onSent(sentAt);
+        sentAs = host.onSent(sentAt);
     }
 
     private void failIfAbandoned() {

@@ -15,11 +15,17 @@ final class Decide {
                               boolean replayable, double random) {
         Category category = categoryOf(policy, knowledge);
         RetryAfter header = refusal.header;
-        if (refusal.confirmsLongWait && category == Category.TRUTHFUL && header.isUsable()
-                && header.millis() > policy.maxSleepMillis()) {
+        // A moment named twice is believed whatever the host's category: a lie names a moment that moves (LongWaitClaim).
+        if (refusal.confirmsLongWait && header.isUsable() && header.millis() > policy.maxSleepMillis()) {
             long until = Math.max(knowledge.holdUntilMillis, refusal.now + header.millis());
             return new Decision(host, refusal.status, attempt, policy.maxAttempts(), header,
                     new Wait(header.millis(), Reason.HOLD_CONFIRMED, Wait.Bound.NONE), Decision.Outcome.HOLD, category, until);
+        }
+        // Refused for longer than max-sleep with nothing let through: a quota or a box, not a window. Waiting it out
+        // request by request only spends every record's attempts; a hold fails them fast and probes instead.
+        if (refusal.persistentHoldMillis > 0 && !refusal.echo && knowledge.streak != null
+                && refusal.now - knowledge.streak.startedAtMillis() >= policy.maxSleepMillis()) {
+            return hold(host, policy, refusal, attempt, header, category, knowledge, Reason.HOLD_PERSISTENT);
         }
         // The exponent counts the host's refusals in a row, not only this call's: a host that has refused
         // ten requests is in no state to take an eleventh half a second later, whoever sends it. An echo
@@ -41,6 +47,14 @@ final class Decide {
         }
         return new Decision(host, refusal.status, attempt, policy.maxAttempts(), header, wait, outcome, category,
                 HostKnowledge.NO_MOMENT);
+    }
+
+    /** A hold of {@link Refusal#persistentHoldMillis} for {@code reason}: a persistent streak, or a block. */
+    static Decision hold(String host, Policy policy, Refusal refusal, int attempt, RetryAfter header, Category category,
+                         HostKnowledge knowledge, Reason reason) {
+        long until = Math.max(knowledge.holdUntilMillis, refusal.now + refusal.persistentHoldMillis);
+        return new Decision(host, refusal.status, attempt, policy.maxAttempts(), header,
+                new Wait(until - refusal.now, reason, Wait.Bound.NONE), Decision.Outcome.HOLD, category, until);
     }
 
     /**

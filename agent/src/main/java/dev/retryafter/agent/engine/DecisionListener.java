@@ -19,6 +19,10 @@ public interface DecisionListener {
     /** A refusal streak ended and the host's category, or the evidence for it, changed. */
     void onRecharacterised(HostState host, CharacterisationChange change);
 
+    /** A host's rate-limit hints were believed, or distrusted, for the first time: {@code change} says which and why. */
+    default void onHints(HostState host, HintBudget.Change change) {
+    }
+
     /** A request failed fast because its host is held. */
     void onHeldRequest(HostState host, HostHeldException failure);
 

@@ -13,12 +13,23 @@ public final class HostHeldException extends IOException {
 
     private final String host;
     private final long untilMillis;
+    private final boolean probeOut;
 
     HostHeldException(String host, long untilMillis, String reason) {
+        this(host, untilMillis, reason, false);
+    }
+
+    HostHeldException(String host, long untilMillis, String reason, boolean probeOut) {
         super("retry-after-agent: " + host + " is held until " + Instant.ofEpochMilli(untilMillis) + " (" + reason
                 + "); the request was not sent");
         this.host = host;
         this.untilMillis = untilMillis;
+        this.probeOut = probeOut;
+    }
+
+    /** Failed while the one probe after a hold is out: the hold's own line already said so, and the moment is only a guess. */
+    public boolean whileProbing() {
+        return probeOut;
     }
 
     public String host() {

@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One host and port as this JVM sees it: its permits, a long wait claimed and not yet confirmed, and
@@ -44,8 +44,21 @@ public final class HostState {
     /** When observe mode last let a request go: what the pace would have spaced the next one from. */
     private long lastObservedSendMillis = HostKnowledge.NO_MOMENT;
 
-    /** Counted without the lock: see the class comment. */
-    private final LongAdder requests = new LongAdder();
+    /** What the host's rate-limit headers allow, while they are believed. */
+    private final HintBudget hints = new HintBudget();
+    /** Requests sent, each numbered by it ({@link #onSent}); counted without the lock: see the class comment. */
+    private final AtomicLong sends = new AtomicLong();
+    /**
+     * A hold for refusals that persist or for a block ends in a probe: one request at a time until
+     * one is let through. Set with such a hold; read without the lock on every request.
+     */
+    private volatile boolean probing;
+    // Guarded by this.
+    /** When the probe under way went; NO_MOMENT: none. A probe unanswered for max-sleep makes room for another. */
+    private long probeSentAt = HostKnowledge.NO_MOMENT;
+    /** Holds for persistence or blocks in a row, each after a refused probe: the next is twice as long. */
+    private int probeHolds;
+    private long lastRefusalMillis = HostKnowledge.NO_MOMENT;
     // Counters for the report, guarded by this.
     private long refusals;
     private long retries;
@@ -123,15 +136,29 @@ public final class HostState {
         return Decide.categoryOf(policy, knowledge());
     }
 
-    /** While held, every request fails fast: the exception to throw, or null when not held. */
+    /**
+     * While held, every request fails fast: the exception to throw, or null when not held. After a
+     * hold that probes, so does every request while the probe is out.
+     */
     HostHeldException heldException(long now) {
         HostHeldException held = holdAt(now);
+        if (held == null && probing) {
+            held = probeOut(now);
+        }
         if (held != null) {
             synchronized (this) {
                 heldRequests++;
             }
         }
         return held;
+    }
+
+    private synchronized HostHeldException probeOut(long now) {
+        Policy policy = this.policy;
+        if (!probing || probeSentAt == HostKnowledge.NO_MOMENT || now - probeSentAt >= policy.maxSleepMillis()) {
+            return null;
+        }
+        return new HostHeldException(key, now + policy.minSleepMillis(), "a probe is out: one request at a time until one is let through", true);
     }
 
     private HostHeldException holdAt(long now) {
@@ -204,12 +231,62 @@ public final class HostState {
         return now < knowledge().notBeforeMillis ? reserveSlot(now) : 0;
     }
 
-    void onSent(long now) {
-        requests.increment();
+    /** A request went: returns its number among the host's sends, which its response's hints are read against. */
+    long onSent(long now) {
+        long number = sends.incrementAndGet();
+        if (probing) {
+            synchronized (this) {
+                if (probeSentAt == HostKnowledge.NO_MOMENT || now - probeSentAt >= policy.maxSleepMillis()) {
+                    probeSentAt = now;
+                }
+            }
+        }
         if (firstSentMillis == HostKnowledge.NO_MOMENT) {
             firstSentMillis = now; // a race writes a moment a few microseconds later: no matter
         }
         touch(now);
+        return number;
+    }
+
+    /**
+     * What the host's rate-limit headers said on the response to send number {@code sentAs} (null:
+     * nothing): the hint budget's change of trust, to log, or null.
+     */
+    HintBudget.Change onHint(RateLimitHint hint, boolean refused, long sentAs, long now) {
+        return hints.onResponse(hint, refused, sentAs, now);
+    }
+
+    /** Whether a response with this status is worth offering its headers for hints. */
+    boolean wantsHints(int status) {
+        return hints.wanted(status);
+    }
+
+    /**
+     * How long the next request must wait for the believed hints' allowance; 0 when it has room.
+     * A wait beyond max-sleep is a quota: the host is held until the allowance is whole, and -1
+     * returned.
+     */
+    long hintWait(long now) {
+        long wait = hints.waitAt(now, sends.get() + 1);
+        Policy policy = this.policy;
+        if (wait <= policy.maxSleepMillis()) {
+            return wait;
+        }
+        long until = now + wait;
+        synchronized (this) {
+            if (!knowledge().isHeldAt(now)) {
+                holds++;
+            }
+        }
+        String reason = String.format(Locale.ROOT, "its rate-limit hints say none are left for %ds, beyond max-sleep %ds",
+                wait / 1000, policy.maxSleepMillis() / 1000);
+        store.holdUntil(key, until, reason);
+        return -1;
+    }
+
+    /** How the host's rate-limit hints stand, in the report's words. */
+    public String hints() {
+        return hints.describe();
     }
 
     /** How long the host's limit takes to have room again: learned, else the policy's window. */
@@ -253,12 +330,48 @@ public final class HostState {
      */
     Recovered onAdmitted(long now, long sentAt) {
         store.recordAdmitted(key, now); // the store counts successes: a fleet's ceiling is every JVM's
+        if (probing) {
+            endProbing();
+        }
         int raised = learnedCap.onAdmitted(policy.maxConcurrency());
         if (raised > 0) {
             permits.resize(raised);
         }
         Optional<KnowledgeStore.StreakEnd> ended = store.recordRecovery(key, sentAt);
         return ended.isPresent() ? onRecovered(now, ended.get()) : null; // else no streak open, or sent before it began
+    }
+
+    private synchronized void endProbing() {
+        probing = false;
+        probeSentAt = HostKnowledge.NO_MOMENT;
+        probeHolds = 0;
+    }
+
+    /** How long the next hold for persistence or a block lasts: max-sleep, twice that after each refused probe, at most four times. */
+    private long probeHoldMillis() {
+        long maxSleep = policy.maxSleepMillis();
+        return maxSleep << Math.min(probeHolds, 2);
+    }
+
+    /**
+     * A response with a block status ({@link Policy#isBlock}): a block if it came while probing or
+     * within max-sleep of a refusal, when the host is held and then probed, never retried. Returns
+     * the decision, or null when it was not a block (a 403 out of the blue is the application's).
+     */
+    synchronized Decision onBlocked(long now, int status, int attempt, Mode mode) {
+        Policy policy = this.policy;
+        if (!policy.isBlock(status) || !(probing || (lastRefusalMillis != HostKnowledge.NO_MOMENT
+                && now - lastRefusalMillis <= policy.maxSleepMillis()))) {
+            return null;
+        }
+        HostKnowledge known = knowledge();
+        Refusal block = new Refusal(now, status, RetryAfter.ABSENT, false, false, probeHoldMillis());
+        Decision decision = Decide.hold(key, policy, block, attempt, RetryAfter.ABSENT, Decide.categoryOf(policy, known), known,
+                Reason.HOLD_BLOCKED).in(mode);
+        apply(decision, now, known);
+        lastDecision = decision;
+        lastDecisionMillis = now;
+        return decision;
     }
 
     /** A streak that ended: the category's change, if any, and what its end taught, if anything. */
@@ -371,6 +484,7 @@ public final class HostState {
     synchronized Refused onRefusal(long now, long sentAt, int status, RetryAfter header, int attempt,
                                    boolean replayable, double random, Mode mode) {
         refusals++;
+        lastRefusalMillis = now;
         HostKnowledge known = knowledge();
         PaceSchedule pace = paceOf(known);
         OpenStreak streak = store.recordRefusal(key, now, sentAt,
@@ -406,11 +520,12 @@ public final class HostState {
         }
 
         HostKnowledge counted = knowledge();
-        boolean confirmsLongWait = Decide.categoryOf(policy, counted) == Category.TRUTHFUL && header.isUsable()
-                && header.millis() > policy.maxSleepMillis() && longWaitClaim.confirmedBy(now + header.millis(), now);
+        boolean confirmsLongWait = header.isUsable() && header.millis() > policy.maxSleepMillis()
+                && longWaitClaim.confirmedBy(now + header.millis(), now);
         boolean echo = known.streak != null && (sentAt < known.streak.startedAtMillis() || sentAt < known.notBeforeMillis);
-        Decision decision = Decide.onRefusal(key, policy, counted, knownWindowMillis(), new Refusal(now, status, header, confirmsLongWait, echo), attempt,
-                replayable, random).in(mode);
+        // A probe refused (or the first refusal past max-sleep) holds; an echo of one already held does not hold again.
+        Refusal refusal = new Refusal(now, status, header, confirmsLongWait, echo || known.isHeldAt(now), probeHoldMillis());
+        Decision decision = Decide.onRefusal(key, policy, counted, knownWindowMillis(), refusal, attempt, replayable, random).in(mode);
         apply(decision, now, counted);
         lastDecision = decision;
         lastDecisionMillis = now;
@@ -428,6 +543,19 @@ public final class HostState {
                     } else {
                         holds++;
                     }
+                }
+                Reason reason = decision.waitBeforeNextRequest().reason();
+                if (reason == Reason.HOLD_PERSISTENT || reason == Reason.HOLD_BLOCKED) {
+                    if (!observed) {
+                        probing = true;
+                        probeSentAt = HostKnowledge.NO_MOMENT;
+                        probeHolds++;
+                    }
+                    store.holdUntil(key, decision.holdUntil().getAsLong(), String.format(Locale.ROOT,
+                            reason == Reason.HOLD_BLOCKED ? "answered %d after refusals: blocked; probed again in %ds"
+                                    : "refused (%d) for over max-sleep with nothing let through; probed again in %ds",
+                            decision.status(), decision.waitBeforeNextRequest().millis() / 1000));
+                    return;
                 }
                 store.holdUntil(key, decision.holdUntil().getAsLong(), String.format(Locale.ROOT,
                         "Retry-After named a moment %ds away, beyond max-sleep %ds, twice",
@@ -491,7 +619,7 @@ public final class HostState {
     public synchronized HostSnapshot snapshot(long now) {
         Policy policy = this.policy;
         HostKnowledge known = knowledge();
-        return new HostSnapshot(key, policy.name(), requests.sum(), refusals, retries, gaveUp, waitedMillis, longestWaitMillis,
+        return new HostSnapshot(key, policy.name(), sends.get(), refusals, retries, gaveUp, waitedMillis, longestWaitMillis,
                 Decide.categoryOf(policy, known), known.characterisation().rawMedianRatio(),
                 known.learnedCeiling().orElse(LearnedLimit.NONE), windowMillis(),
                 AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests,

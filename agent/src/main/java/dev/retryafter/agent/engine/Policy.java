@@ -22,6 +22,7 @@ public final class Policy {
     private final boolean windowConfigured;
     private final double headroom;
     private final int[] retryStatuses;
+    private final int[] blockStatuses;
     private final Category pinnedCategory;
     private final double startRatePerSecond;
     private final Mode mode;
@@ -38,6 +39,7 @@ public final class Policy {
         this.windowConfigured = b.windowConfigured;
         this.headroom = b.headroom;
         this.retryStatuses = b.retryStatuses.clone();
+        this.blockStatuses = b.blockStatuses.clone();
         this.pinnedCategory = b.pinnedCategory;
         this.startRatePerSecond = b.startRatePerSecond;
         this.mode = b.mode;
@@ -123,6 +125,32 @@ public final class Policy {
         return retryStatuses.clone();
     }
 
+    /**
+     * Whether a response with this status, coming after refusals, says the client is blocked (a
+     * penalty box): the host is held and probed, never retried. Default 403.
+     */
+    public boolean isBlock(int status) {
+        for (int s : blockStatuses) {
+            if (s == status) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public int[] blockStatuses() {
+        return blockStatuses.clone();
+    }
+
+    /**
+     * Whether a response with this status was let through by the host's limiter, and so counts for
+     * learning its limit: 2xx and 3xx, and 404 and 410, which say the record is gone, not that the
+     * client is turned away. Any other status teaches nothing.
+     */
+    public static boolean isAdmission(int status) {
+        return (status >= 200 && status < 400) || status == 404 || status == 410;
+    }
+
     /** A category the operator pinned, or null to characterise the host from what it does. */
     public Category pinnedCategory() {
         return pinnedCategory;
@@ -147,7 +175,7 @@ public final class Policy {
                 + "ms, max-attempts=" + maxAttempts + ", max-concurrency=" + maxConcurrency
                 + ", backoff-base=" + backoffBaseMillis + "ms, backoff-cap=" + backoffCapMillis
                 + "ms, window=" + windowMillis + "ms, headroom=" + headroom
-                + ", retry-statuses=" + Arrays.toString(retryStatuses)
+                + ", retry-statuses=" + Arrays.toString(retryStatuses) + ", block-statuses=" + Arrays.toString(blockStatuses)
                 + ", category=" + (pinnedCategory == null ? "auto" : pinnedCategory.label())
                 + ", rate=" + startRatePerSecond + "/s" + (mode == null ? "" : ", mode=" + mode.label()) + "]";
     }
@@ -180,6 +208,7 @@ public final class Policy {
         private boolean windowConfigured;
         private double headroom = 0.9;
         private int[] retryStatuses = {429, 503};
+        private int[] blockStatuses = {403};
         private Category pinnedCategory;
         private double startRatePerSecond;
         private Mode mode;
@@ -199,6 +228,7 @@ public final class Policy {
             windowConfigured = p.windowConfigured;
             headroom = p.headroom;
             retryStatuses = p.retryStatuses.clone();
+            blockStatuses = p.blockStatuses.clone();
             pinnedCategory = p.pinnedCategory;
             startRatePerSecond = p.startRatePerSecond;
             mode = p.mode;
@@ -255,6 +285,12 @@ public final class Policy {
             return this;
         }
 
+        /** None: no status is a block. */
+        public Builder blockStatuses(int... statuses) {
+            this.blockStatuses = statuses.clone();
+            return this;
+        }
+
         /** Null for auto. */
         public Builder pinnedCategory(Category category) {
             this.pinnedCategory = category;
@@ -285,9 +321,22 @@ public final class Policy {
             for (int status : retryStatuses) {
                 require(status >= 400 && status <= 599, "retry-statuses", status + " is not a 4xx or 5xx status");
             }
+            for (int status : blockStatuses) {
+                require(status >= 400 && status <= 499, "block-statuses", status + " is not a 4xx status");
+                require(!isIn(status, retryStatuses), "block-statuses", status + " is a retry status too");
+            }
             require(pinnedCategory != Category.UNKNOWN, "category", "unknown cannot be pinned; use auto");
             require(startRatePerSecond >= 0 && !Double.isInfinite(startRatePerSecond), "rate", "must be a positive rate");
             return new Policy(this);
+        }
+
+        private static boolean isIn(int status, int[] statuses) {
+            for (int s : statuses) {
+                if (s == status) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         private static void require(boolean ok, String setting, String message) {

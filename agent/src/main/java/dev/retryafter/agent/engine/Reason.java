@@ -10,7 +10,10 @@ public enum Reason {
     UNPROVEN_HEADER_BEYOND_CEILING("header beyond max-sleep, not proven truthful: own backoff"),
     NO_HEADER("no header: own backoff"),
     UNUSABLE_HEADER("unusable header: own backoff"),
-    HOLD_CONFIRMED("truthful header beyond max-sleep, confirmed by a second refusal: host held until the time it named");
+    HOLD_CONFIRMED("header beyond max-sleep, confirmed by a second refusal naming the same moment: host held until then"),
+    HOLD_PERSISTENT("refused for longer than max-sleep with nothing let through: host held, then probed one request at a time"),
+    HOLD_BLOCKED("a block status after refusals: host held, then probed one request at a time"),
+    HOLD_HINTED("its believed rate-limit hint says none are left until a moment beyond max-sleep: host held until then");
 
     private final String text;
 

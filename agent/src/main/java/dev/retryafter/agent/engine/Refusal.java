@@ -17,16 +17,22 @@ final class Refusal {
      * come back as many echoes.
      */
     final boolean echo;
+    /**
+     * How long a hold for refusals that persist would last ({@link HostState}: longer each time the
+     * probe after one is refused); 0 never holds for persistence.
+     */
+    final long persistentHoldMillis;
 
     Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait) {
-        this(now, status, header, confirmsLongWait, false);
+        this(now, status, header, confirmsLongWait, false, 0);
     }
 
-    Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait, boolean echo) {
+    Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait, boolean echo, long persistentHoldMillis) {
         this.now = now;
         this.status = status;
         this.header = header;
         this.confirmsLongWait = confirmsLongWait;
         this.echo = echo;
+        this.persistentHoldMillis = persistentHoldMillis;
     }
 }

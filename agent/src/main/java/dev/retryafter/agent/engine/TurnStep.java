@@ -29,14 +29,22 @@ final class TurnStep {
     }
 
     /**
-     * The next step for a caller holding a permit of {@code host}: the first books a slot in the
-     * pace behind any wait a refusal imposed; after a wait, the booking stands unless a refusal came
-     * in meanwhile. A hold that began meanwhile is not waited out.
+     * The next step for a caller holding a permit of {@code host}: first any wait the host's believed
+     * rate-limit hints impose (their allowance used up); then the first books a slot in the pace
+     * behind any wait a refusal imposed; after a wait, the booking stands unless a refusal came in
+     * meanwhile. A hold that began meanwhile is not waited out.
      */
     static TurnStep next(HostState host, boolean booked, long now) {
         HostHeldException held = host.heldException(now);
         if (held != null) {
             return held(held);
+        }
+        long hinted = host.hintWait(now);
+        if (hinted < 0) {
+            return held(host.heldException(now)); // a quota: the host is held now
+        }
+        if (hinted > 0) {
+            return waitFor(hinted);
         }
         long wait = booked ? host.rebookIfRefusedSince(now) : host.reserveSlot(now);
         return wait > 0 ? waitFor(wait) : GO;

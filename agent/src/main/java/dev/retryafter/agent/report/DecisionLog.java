@@ -4,6 +4,7 @@ import dev.retryafter.agent.engine.CharacterisationChange;
 import dev.retryafter.agent.engine.Decision;
 import dev.retryafter.agent.engine.DecisionLine;
 import dev.retryafter.agent.engine.DecisionListener;
+import dev.retryafter.agent.engine.HintBudget;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Learned;
@@ -54,7 +55,19 @@ public final class DecisionLog implements DecisionListener {
     }
 
     @Override
+    public void onHints(HostState host, HintBudget.Change change) {
+        if (change.isBelief()) {
+            log.info(host.key() + " " + change);
+        } else {
+            log.warn(host.key() + " " + change);
+        }
+    }
+
+    @Override
     public void onHeldRequest(HostState host, HostHeldException failure) {
+        if (failure.whileProbing()) {
+            return; // the hold's line said requests fail fast until a probe is let through
+        }
         Long before = loggedHolds.put(host.key(), failure.untilMillis());
         if (before == null || before != failure.untilMillis()) {
             log.warn(failure.getMessage() + "; later requests fail the same way until then (counted in the report)");

@@ -9,6 +9,7 @@ import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.testing.VirtualClock;
 import dev.retryafter.agent.testing.VirtualScheduler;
 
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 
@@ -46,6 +47,14 @@ final class AgentStrategy implements Strategy {
 
             @Override
             public Next onResponse(int status, String retryAfter) {
+                return onResponse(status, retryAfter, Map.of());
+            }
+
+            @Override
+            public Next onResponse(int status, String retryAfter, Map<String, String> headers) {
+                if (!headers.isEmpty() && call.wantsHeaders(status)) {
+                    headers.forEach(call::offerHeader);
+                }
                 boolean retry = call.onResponse(status, retryAfter);
                 call.endAttempt();
                 noteDecidedWait(call.lastDecision());

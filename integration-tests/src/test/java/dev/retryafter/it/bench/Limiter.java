@@ -19,6 +19,93 @@ interface Limiter {
     default void done(long now) {
     }
 
+    /** After {@link #admit} at {@code now}: how many more it would let through now; -1 when it cannot say. */
+    default long remaining(long now) {
+        return -1;
+    }
+
+    /** The status it refuses with at {@code now}: {@code usual}, but for a penalty box. */
+    default int refusalStatus(long now, int usual) {
+        return usual;
+    }
+
+    /** How many times the client was put in a penalty box. */
+    default int boxEntries() {
+        return 0;
+    }
+
+    /**
+     * A penalty box around {@code inner}: more than {@code maxRefusals} refusals within
+     * {@code spanMillis} and every request is refused with {@code status} for {@code boxMillis}.
+     */
+    final class PenaltyBox implements Limiter {
+        private final Limiter inner;
+        private final int maxRefusals;
+        private final long spanMillis;
+        private final long boxMillis;
+        private final int status;
+        private final ArrayDeque<Long> refusals = new ArrayDeque<>();
+        private long boxedUntil = Long.MIN_VALUE;
+        private int entries;
+        /** The last request was refused by the box itself. */
+        private boolean lastBoxed;
+
+        PenaltyBox(Limiter inner, int maxRefusals, long spanMillis, long boxMillis, int status) {
+            this.inner = inner;
+            this.maxRefusals = maxRefusals;
+            this.spanMillis = spanMillis;
+            this.boxMillis = boxMillis;
+            this.status = status;
+        }
+
+        @Override
+        public boolean admit(long now) {
+            lastBoxed = now < boxedUntil;
+            if (lastBoxed) {
+                return false;
+            }
+            if (inner.admit(now)) {
+                return true;
+            }
+            refusals.addLast(now);
+            while (refusals.peekFirst() <= now - spanMillis) {
+                refusals.pollFirst();
+            }
+            if (refusals.size() > maxRefusals) {
+                boxedUntil = now + boxMillis;
+                entries++;
+                refusals.clear();
+            }
+            return false;
+        }
+
+        @Override
+        public long millisUntilRoom(long now) {
+            return now < boxedUntil ? boxedUntil - now : inner.millisUntilRoom(now);
+        }
+
+        @Override
+        public void done(long now) {
+            inner.done(now);
+        }
+
+        @Override
+        public long remaining(long now) {
+            return inner.remaining(now);
+        }
+
+        /** The refusal that puts the client in the box is the usual one; every one after it, the box's. */
+        @Override
+        public int refusalStatus(long now, int usual) {
+            return lastBoxed ? status : usual;
+        }
+
+        @Override
+        public int boxEntries() {
+            return entries;
+        }
+    }
+
     /**
      * {@code limit} requests per window of {@code windowMillis}, counted in windows that start at
      * {@code origin}; from {@code changeAt} on the limit is {@code laterLimit}. The first window may
@@ -59,6 +146,12 @@ interface Limiter {
         @Override
         public long millisUntilRoom(long now) {
             return origin + (Math.floorDiv(now - origin, windowMillis) + 1) * windowMillis - now;
+        }
+
+        @Override
+        public long remaining(long now) {
+            return Math.floorDiv(now - origin, windowMillis) != windowIndex ? (now < changeAt ? limit : laterLimit)
+                    : Math.max(0, (now < changeAt ? limit : laterLimit) - used);
         }
     }
 

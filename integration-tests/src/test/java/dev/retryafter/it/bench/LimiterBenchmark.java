@@ -87,18 +87,59 @@ public final class LimiterBenchmark {
             return strategy.equals(Contender.AGENT);
         }
 
-        /** The targets this row misses, in words; empty when it meets them all (only the agent's rows have targets). */
-        List<String> misses() {
+        long refusals() {
+            return maxLong(LimiterRun.Result::refusals);
+        }
+
+        double refusalsPerPeriod() {
+            return max(LimiterRun.Result::refusalsPerPeriod);
+        }
+
+        long boxEntries() {
+            return maxLong(LimiterRun.Result::boxEntries);
+        }
+
+        /**
+         * The targets this row misses, in words; empty when it meets them all (only the agent's rows have
+         * targets). {@code baseline}: the agent's row on the shape's baseline, for {@link LimiterShape.Targets#NO_WORSE}.
+         */
+        List<String> misses(Row baseline) {
             List<String> misses = new ArrayList<>();
             if (!isAgent()) {
                 return misses;
             }
-            double target = shape.windowTarget() ? 0.95 : 0.9;
-            if (efficiency() < target) {
-                misses.add(String.format(Locale.ROOT, "efficiency %.2f < %.2f", efficiency(), target));
-            }
-            if (refusedAfterFirstPeriod() > 0.01) {
-                misses.add(String.format(Locale.ROOT, "refused after the first window %.1f%% > 1%%", 100 * refusedAfterFirstPeriod()));
+            switch (shape.targets()) {
+                case HINTS:
+                    if (efficiency() < 0.98) {
+                        misses.add(String.format(Locale.ROOT, "efficiency %.2f < 0.98", efficiency()));
+                    }
+                    if (refusals() > 0) {
+                        misses.add(refusals() + " refusals, where truthful hints allow none");
+                    }
+                    break;
+                case NO_WORSE:
+                    if (baseline != null && efficiency() < baseline.efficiency() - 0.02) {
+                        misses.add(String.format(Locale.ROOT, "efficiency %.2f < %.2f without hints", efficiency(), baseline.efficiency()));
+                    }
+                    if (baseline != null && refusedAfterFirstPeriod() > baseline.refusedAfterFirstPeriod() + 0.005) {
+                        misses.add(String.format(Locale.ROOT, "refused %.1f%% > %.1f%% without hints", 100 * refusedAfterFirstPeriod(),
+                                100 * baseline.refusedAfterFirstPeriod()));
+                    }
+                    break;
+                case QUOTA:
+                    // Held after the second refusal a worker sees; the requests other workers had in flight are refused besides.
+                    double allowed = threads + 1;
+                    if (refusalsPerPeriod() > allowed) {
+                        misses.add(String.format(Locale.ROOT, "%.1f refusals a day > %.0f", refusalsPerPeriod(), allowed));
+                    }
+                    break;
+                case BOX:
+                    if (boxEntries() > 0) {
+                        misses.add("the penalty box was entered " + boxEntries() + " times");
+                    }
+                    break;
+                default:
+                    learningMisses(misses);
             }
             if (lostNotHeld() > 0 || stalled()) {
                 misses.add(stalled() ? "stalled" : lostNotHeld() + " records lost");
@@ -107,6 +148,16 @@ public final class LimiterBenchmark {
                 misses.add("a request " + shortestGap() + " ms after a refusal");
             }
             return misses;
+        }
+
+        private void learningMisses(List<String> misses) {
+            double target = shape.windowTarget() ? 0.95 : 0.9;
+            if (efficiency() < target) {
+                misses.add(String.format(Locale.ROOT, "efficiency %.2f < %.2f", efficiency(), target));
+            }
+            if (refusedAfterFirstPeriod() > 0.01) {
+                misses.add(String.format(Locale.ROOT, "refused after the first window %.1f%% > 1%%", 100 * refusedAfterFirstPeriod()));
+            }
         }
 
         private double min(ToDoubleFunction<LimiterRun.Result> f) {
@@ -133,7 +184,7 @@ public final class LimiterBenchmark {
         List<Row> rows = run(settings);
         long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
         main.publish(markdown(settings, rows, startedAt, wallMillis));
-        long missed = rows.stream().filter(r -> !r.misses().isEmpty()).count();
+        long missed = rows.stream().filter(r -> !r.misses(baselineOf(r, rows)).isEmpty()).count();
         if (missed > 0) {
             System.out.println("TARGETS MISSED in " + missed + " agent rows");
             System.exit(1);
@@ -155,6 +206,13 @@ public final class LimiterBenchmark {
             }
         }
         return rows;
+    }
+
+    /** The agent's row on the shape's baseline with as many workers; null when it has none. */
+    static Row baselineOf(Row row, List<Row> rows) {
+        String baseline = row.shape().baseline();
+        return baseline == null ? null : rows.stream().filter(r -> r.isAgent() && r.threads() == row.threads()
+                && r.shape().name().equals(baseline)).findFirst().orElse(null);
     }
 
     static String markdown(Settings settings, List<Row> rows, ZonedDateTime startedAt, long wallMillis) {
@@ -182,7 +240,7 @@ public final class LimiterBenchmark {
                 + "| shortest gap (s) | targets |\n");
         md.append("|---|--:|---|--:|--:|--:|--:|--:|--:|---|\n");
         for (Row r : rows) {
-            List<String> misses = r.misses();
+            List<String> misses = r.misses(baselineOf(r, rows));
             line(md, "| %s | %d | %s | %.2f | %.1f%% | %d%s | %d | %.1f | %s | %s |", r.shape().name(), r.threads(),
                     r.isAgent() ? "**agent**" : r.strategy(), r.efficiency(), 100 * r.refusedAfterFirstPeriod(), r.lostNotHeld(),
                     r.stalled() ? " (stalled)" : "", r.held(), r.longestStall() / 1000.0,
@@ -190,7 +248,7 @@ public final class LimiterBenchmark {
                     !r.isAgent() ? "" : misses.isEmpty() ? "PASS" : "**MISS**: " + String.join("; ", misses));
         }
         long agentRows = rows.stream().filter(Row::isAgent).count();
-        long passing = rows.stream().filter(r -> r.isAgent() && r.misses().isEmpty()).count();
+        long passing = rows.stream().filter(r -> r.isAgent() && r.misses(baselineOf(r, rows)).isEmpty()).count();
         line(md, "\nThe agent meets every target in %d of %d cells.", passing, agentRows);
         return md.toString();
     }

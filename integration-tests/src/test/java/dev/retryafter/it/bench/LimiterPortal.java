@@ -66,6 +66,7 @@ final class LimiterPortal implements AutoCloseable {
             String worker = String.valueOf(exchange.getRequestHeaders().getFirst(PortalServer.WORKER_HEADER));
             String retryAfter = null;
             boolean admitted;
+            java.util.Map<String, String> hints;
             synchronized (this) {
                 if (limiter == null) {
                     limiter = shape.limiter().apply(now);
@@ -78,8 +79,9 @@ final class LimiterPortal implements AutoCloseable {
                 admitted = limiter.admit(now);
                 if (!admitted) {
                     refusals++;
-                    retryAfter = shape.header().value(limiter.millisUntilRoom(now), headerRandom);
+                    retryAfter = shape.header().value(now, limiter.millisUntilRoom(now), headerRandom);
                 }
+                hints = shape.hints().at(now, shape.burst(), shape.firstPeriod(), limiter.remaining(now), limiter.millisUntilRoom(now));
             }
             if (admitted && shape.serviceMillis() > 0) {
                 Thread.sleep(shape.serviceMillis());
@@ -94,6 +96,7 @@ final class LimiterPortal implements AutoCloseable {
             if (retryAfter != null) {
                 exchange.getResponseHeaders().set("Retry-After", retryAfter);
             }
+            hints.forEach(exchange.getResponseHeaders()::set);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
             exchange.sendResponseHeaders(status, payload.length);
             try (OutputStream out = exchange.getResponseBody()) {

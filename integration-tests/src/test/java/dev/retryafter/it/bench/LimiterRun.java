@@ -4,6 +4,7 @@ import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.testing.VirtualClock;
 import dev.retryafter.agent.testing.VirtualScheduler;
 
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletionException;
 
@@ -19,7 +20,7 @@ final class LimiterRun {
     record Result(LimiterShape shape, int threads, String strategy, long seed, int records, int fetched, int lost, int held,
                   boolean stalled, long elapsedMillis, long idealMillis, long requests, long refusals,
                   long requestsAfterFirstPeriod, long refusalsAfterFirstPeriod, long longestStallMillis,
-                  long shortestGapAfterRefusalMillis) {
+                  long shortestGapAfterRefusalMillis, int boxEntries) {
 
         boolean isComplete() {
             return !stalled && fetched == records;
@@ -34,9 +35,15 @@ final class LimiterRun {
             return requestsAfterFirstPeriod == 0 ? 0 : (double) refusalsAfterFirstPeriod / requestsAfterFirstPeriod;
         }
 
-        /** Records that failed other than fast, by a hold. */
+        /** Records given up: a hold's fail-fast is not one, the worker sends the record again once the hold ends. */
         int lostNotHeld() {
-            return lost - held;
+            return lost;
+        }
+
+        /** Refusals in each of the limiter's periods (a quota's day), on average. */
+        double refusalsPerPeriod() {
+            long periods = Math.max(1, (elapsedMillis + shape.firstPeriod() - 1) / shape.firstPeriod());
+            return (double) refusals / periods;
         }
     }
 
@@ -100,7 +107,7 @@ final class LimiterRun {
         long elapsed = (stalled ? capMillis : finishedAt - start);
         return new Result(shape, threads, strategyName, seed, records, fetched, lost, held, stalled, elapsed,
                 shape.idealMillis(records, threads, latency), requests, refusals, requestsAfterFirstPeriod,
-                refusalsAfterFirstPeriod, longestStall, shortestGapAfterRefusal);
+                refusalsAfterFirstPeriod, longestStall, shortestGapAfterRefusal, limiter == null ? 0 : limiter.boxEntries());
     }
 
     /** One worker: when it last had a refusal, for the gap to its next request. */
@@ -141,19 +148,23 @@ final class LimiterRun {
         }
         boolean admitted = limiter.admit(now);
         count(now, admitted);
+        Map<String, String> hints = shape.hints().at(now, shape.burst(), shape.firstPeriod(), limiter.remaining(now),
+                limiter.millisUntilRoom(now));
         if (admitted) {
             scheduler.at(now + shape.serviceMillis(), () -> {
                 limiter.done(clock.millis());
-                answer(worker, fetch, 200, null);
+                answer(worker, fetch, 200, null, hints);
             });
         } else {
-            answer(worker, fetch, shape.status(), shape.header().value(limiter.millisUntilRoom(now), headerRandom));
+            int status = limiter.refusalStatus(now, shape.status());
+            answer(worker, fetch, status, status == shape.status() ? shape.header().value(now, limiter.millisUntilRoom(now), headerRandom)
+                    : null, hints);
         }
     }
 
-    private void answer(Worker worker, Strategy.Fetch fetch, int status, String retryAfter) {
+    private void answer(Worker worker, Strategy.Fetch fetch, int status, String retryAfter, Map<String, String> hints) {
         long now = clock.millis();
-        Strategy.Next next = fetch.onResponse(status, retryAfter);
+        Strategy.Next next = fetch.onResponse(status, retryAfter, hints);
         if (status != 200) {
             worker.lastRefusal = now;
         }
@@ -188,16 +199,20 @@ final class LimiterRun {
         }
     }
 
-    /** Only the agent refuses a turn, when it holds the host: the record fails without being sent. */
+    /**
+     * Only the agent refuses a turn, when it holds the host: the record fails without being sent, and
+     * the worker, as a scraper that honours a hold would, puts it back and comes again when the hold ends.
+     */
     private void onTurnRefused(Worker worker, Throwable refused) {
         Throwable cause = refused instanceof CompletionException && refused.getCause() != null ? refused.getCause() : refused;
         if (!(cause instanceof HostHeldException)) {
             failure = cause;
             return;
         }
-        lost++;
         held++;
+        taken--;
         long now = clock.millis();
-        scheduler.at(now, () -> takeRecord(worker)); // through the queue: a held host fails every record at once
+        long until = ((HostHeldException) cause).untilMillis();
+        scheduler.at(Math.max(now + 1, until), () -> takeRecord(worker));
     }
 }

@@ -1,6 +1,11 @@
 package dev.retryafter.it.bench;
 
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import java.util.function.LongFunction;
 
@@ -16,17 +21,69 @@ import java.util.function.LongFunction;
  * @param lateStart      a late start: how long the portal refuses everyone before its first window with room
  * @param changeAfter    when the limit changes (to {@code laterRate}), after the first request; never: Long.MAX_VALUE
  * @param windowTarget   a fixed or rolling window, whose efficiency target is higher
+ * @param hints          the rate-limit headers it sends on every response
+ * @param targets        which targets the agent is held to on it
+ * @param baseline       for {@link Targets#NO_WORSE}: the shape without its hints, whose figures it must match
  */
 record LimiterShape(String name, LongFunction<Limiter> limiter, double rate, int burst, int inFlight, long serviceMillis,
                     int status, Header header, long firstPeriod, long lateStart, long changeAfter, double laterRate,
-                    boolean windowTarget) {
+                    boolean windowTarget, Hints hints, Targets targets, String baseline) {
+
+    LimiterShape(String name, LongFunction<Limiter> limiter, double rate, int burst, int inFlight, long serviceMillis,
+                 int status, Header header, long firstPeriod, long lateStart, long changeAfter, double laterRate,
+                 boolean windowTarget) {
+        this(name, limiter, rate, burst, inFlight, serviceMillis, status, header, firstPeriod, lateStart, changeAfter, laterRate,
+                windowTarget, Hints.NONE, Targets.LEARN, null);
+    }
+
+    /** The targets a shape holds the agent to. */
+    enum Targets {
+        /** Learning a limit: efficiency, refusals after the first window, nothing lost, the floor. */
+        LEARN,
+        /** Truthful rate-limit hints: efficiency >= 0.98 and no refusal at all. */
+        HINTS,
+        /** Lying hints: no worse than the same portal without them ({@code baseline}). */
+        NO_WORSE,
+        /** A quota that outlasts max-sleep: held after few refusals a period, nothing lost but failed fast, the floor. */
+        QUOTA,
+        /** A penalty box: never entered, nothing lost but failed fast, the floor. */
+        BOX
+    }
+
+    /** The rate-limit headers a portal sends beside {@code Retry-After}. */
+    enum Hints {
+        NONE, X_RATELIMIT, IETF, X_RATELIMIT_LYING;
+
+        /** The headers for a response at {@code now}, from what the limiter has left and when it is whole again. */
+        Map<String, String> at(long now, long limit, long windowMillis, long remaining, long millisUntilRoom) {
+            long resetSeconds = (millisUntilRoom + 999) / 1000;
+            switch (this) {
+                case X_RATELIMIT:
+                    // GitHub's form: the reset as epoch seconds, rounded up so it is never early
+                    return Map.of("X-RateLimit-Limit", Long.toString(limit), "X-RateLimit-Remaining", Long.toString(remaining),
+                            "X-RateLimit-Reset", Long.toString((now + millisUntilRoom + 999) / 1000));
+                case IETF:
+                    return Map.of("RateLimit", "limit=" + limit + ", remaining=" + remaining + ", reset=" + resetSeconds,
+                            "RateLimit-Policy", limit + ";w=" + windowMillis / 1000);
+                case X_RATELIMIT_LYING:
+                    return Map.of("X-RateLimit-Limit", "100", "X-RateLimit-Remaining", "100", "X-RateLimit-Reset", "0");
+                default:
+                    return Map.of();
+            }
+        }
+    }
 
     /** What the portal says in {@code Retry-After} when it refuses. */
     enum Header {
-        NONE, ZERO, CONSTANT_3600, TRUTHFUL, RANDOM_0_TO_60;
+        NONE, ZERO, CONSTANT_3600, TRUTHFUL, RANDOM_0_TO_60, DATE;
 
-        String value(long millisUntilRoom, Random random) {
+        private static final DateTimeFormatter IMF_FIXDATE =
+                DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+
+        String value(long now, long millisUntilRoom, Random random) {
             switch (this) {
+                case DATE:
+                    return IMF_FIXDATE.format(Instant.ofEpochMilli(now + millisUntilRoom + 999));
                 case ZERO:
                     return "0";
                 case CONSTANT_3600:
@@ -44,6 +101,7 @@ record LimiterShape(String name, LongFunction<Limiter> limiter, double rate, int
     static final long SECOND = 1_000;
     static final long MINUTE = 60 * SECOND;
     static final long HOUR = 60 * MINUTE;
+    static final long DAY = 24 * HOUR;
 
     /** Every shape the issue names, at limits portals enforce. */
     static List<LimiterShape> all(int records) {
@@ -66,7 +124,34 @@ record LimiterShape(String name, LongFunction<Limiter> limiter, double rate, int
                 fixed("fixed 50 / 10 s, random Retry-After 0-60", 50, 10 * SECOND, 429, Header.RANDOM_0_TO_60),
                 new LimiterShape("late start: 100 / 60 s already spent, 40 s left", origin -> new Limiter.FixedWindow(100, 100,
                         Long.MAX_VALUE, MINUTE, origin - 20 * SECOND, 100), 100.0 / 60, 100, 0, 0, 429, Header.NONE, 40 * SECOND + MINUTE,
-                        40 * SECOND, Long.MAX_VALUE, 100.0 / 60, true));
+                        40 * SECOND, Long.MAX_VALUE, 100.0 / 60, true),
+                hinted("fixed 20 / 2 s, no Retry-After, X-RateLimit-* (reset: epoch seconds)", Hints.X_RATELIMIT, Targets.HINTS, null),
+                hinted("fixed 20 / 2 s, no Retry-After, IETF RateLimit + RateLimit-Policy", Hints.IETF, Targets.HINTS, null),
+                hinted("fixed 20 / 2 s, Retry-After: 0, X-RateLimit-* lying (100 left, reset 0)", Hints.X_RATELIMIT_LYING,
+                        Targets.NO_WORSE, "fixed 20 / 2 s, Retry-After: 0"),
+                quota("daily quota 500, Retry-After: the HTTP-date of midnight", Header.DATE),
+                quota("daily quota 500, no header", Header.NONE),
+                box("fixed 20 / 2 s, Retry-After: 0; over 3 refusals a minute: 403 for 10 min", 3, 403),
+                box("fixed 20 / 2 s, Retry-After: 0; over 10 refusals a minute: 429 for 10 min", 10, 429));
+    }
+
+    private static LimiterShape hinted(String name, Hints hints, Targets targets, String baseline) {
+        LimiterShape plain = fixed(name, 20, 2 * SECOND, 429, hints == Hints.X_RATELIMIT_LYING ? Header.ZERO : Header.NONE);
+        return new LimiterShape(name, plain.limiter(), plain.rate(), plain.burst(), 0, 0, 429, plain.header(), plain.firstPeriod(), 0,
+                Long.MAX_VALUE, plain.rate(), true, hints, targets, baseline);
+    }
+
+    /** 500 requests a day, in days that start at the first request. */
+    private static LimiterShape quota(String name, Header header) {
+        return new LimiterShape(name, origin -> new Limiter.FixedWindow(500, 500, Long.MAX_VALUE, DAY, origin, 0), 500.0 / DAY * 1000,
+                500, 0, 0, 429, header, DAY, 0, Long.MAX_VALUE, 500.0 / DAY * 1000, true, Hints.NONE, Targets.QUOTA, null);
+    }
+
+    /** 20 per 2 s, behind a box: more than {@code maxRefusals} refusals within a minute and every request is refused for 10 minutes. */
+    private static LimiterShape box(String name, int maxRefusals, int boxStatus) {
+        return new LimiterShape(name, origin -> new Limiter.PenaltyBox(new Limiter.FixedWindow(20, 20, Long.MAX_VALUE, 2 * SECOND, origin, 0),
+                maxRefusals, MINUTE, 10 * MINUTE, boxStatus), 10, 20, 0, 0, 429, Header.ZERO, 2 * SECOND, 0, Long.MAX_VALUE, 10, true,
+                Hints.NONE, Targets.BOX, null);
     }
 
     static LimiterShape fixed(String name, int limit, long window, int status, Header header) {

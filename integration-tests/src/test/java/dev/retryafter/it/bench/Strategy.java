@@ -3,6 +3,7 @@ package dev.retryafter.it.bench;
 import dev.retryafter.agent.testing.VirtualClock;
 import dev.retryafter.agent.testing.VirtualScheduler;
 
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -34,6 +35,11 @@ interface Strategy {
 
         /** The portal's answer to the attempt just sent, at the virtual time now: what the worker does next. */
         Next onResponse(int status, String retryAfter);
+
+        /** The same, with the response's other headers (rate-limit hints): only a strategy that reads them overrides this. */
+        default Next onResponse(int status, String retryAfter, Map<String, String> headers) {
+            return onResponse(status, retryAfter);
+        }
     }
 
     /** After an answer the worker waits, then sends the record again or moves on to the next one. */

@@ -1,0 +1,163 @@
+package dev.retryafter.agent.engine;
+
+import java.util.Locale;
+
+/**
+ * What a host's rate-limit hints ({@link RateLimitHint}) allow: so many requests until a moment.
+ * Believed from the first complete hint, and never again once the host contradicts it: a refusal
+ * while the hint said requests were left, or a reset named in the past. While believed, a request
+ * goes only if the allowance has room, counting what was sent since the response that said so, and
+ * otherwise waits for the reset; that is how a truthful host is never refused and its whole
+ * allowance used. Requests are counted by their send's sequence number ({@link HostState#onSent}),
+ * so a response answering an early request does not hand out room the later ones already took.
+ * Threadsafe.
+ */
+public final class HintBudget {
+
+    enum Trust {
+        /** No hint seen yet. */
+        NONE,
+        BELIEVED,
+        /** Contradicted once: hints are read for the report, never paced by. */
+        DISTRUSTED
+    }
+
+    /** A host's hints became believed or distrusted: one log line, once. */
+    public static final class Change {
+        final Trust trust;
+        final RateLimitHint hint;
+        final String why;
+
+        Change(Trust trust, RateLimitHint hint, String why) {
+            this.trust = trust;
+            this.hint = hint;
+            this.why = why;
+        }
+
+        /** Believed, where false is distrusted. */
+        public boolean isBelief() {
+            return trust == Trust.BELIEVED;
+        }
+
+        @Override
+        public String toString() {
+            return trust == Trust.BELIEVED ? "pacing by its rate-limit hints (" + hint + ")"
+                    : "rate-limit hints distrusted: " + why + " (" + hint + "); paced as if it sent none";
+        }
+    }
+
+    /** Responses looked at before a host that sent no hint is taken to send none: its adapter stops offering headers. */
+    private static final int LOOKS_BEFORE_GIVING_UP = 16;
+
+    private volatile Trust trust = Trust.NONE;
+    private volatile int looked;
+    // Guarded by this.
+    private RateLimitHint last;
+    private String distrustedBecause;
+    /** When the allowance is whole again, as the newest hint said; NO_MOMENT: no allowance known. */
+    private long resetsAt = HostKnowledge.NO_MOMENT;
+    /** What was left, as of the send numbered {@link #asOfSend}. */
+    private long remaining;
+    private long asOfSend;
+
+    /**
+     * Whether a response's headers are worth offering: always on a refusal, on every response of a
+     * host whose hints are believed, and on a host's first few; otherwise a host that sends none
+     * costs its responses nothing.
+     */
+    boolean wanted(int status) {
+        return trust == Trust.BELIEVED || status >= 400 || looked < LOOKS_BEFORE_GIVING_UP;
+    }
+
+    /**
+     * A response answering the request sent as number {@code sentAs}, and what its headers said
+     * (null: nothing). Returns a change of trust to log, or null.
+     */
+    synchronized Change onResponse(RateLimitHint hint, boolean refused, long sentAs, long now) {
+        if (looked < LOOKS_BEFORE_GIVING_UP) {
+            looked++;
+        }
+        if (hint == null) {
+            return refused ? contradictedByRefusal(sentAs, now) : null;
+        }
+        last = hint;
+        if (trust == Trust.DISTRUSTED) {
+            return null;
+        }
+        if (hint.resetInPast) {
+            return distrust("its reset named a moment already past");
+        }
+        if (refused && hint.remaining > 0) {
+            return distrust(String.format(Locale.ROOT, "refused while it said %d were left", hint.remaining));
+        }
+        if (refused) {
+            Change contradicted = contradictedByRefusal(sentAs, now);
+            if (contradicted != null) {
+                return contradicted;
+            }
+        }
+        if (!hint.isComplete()) {
+            return null;
+        }
+        if (sentAs >= asOfSend || now + hint.resetMillis > resetsAt) { // the newer word, or a later allowance
+            resetsAt = hint.resetMillis > 0 ? now + hint.resetMillis : HostKnowledge.NO_MOMENT;
+            remaining = hint.remaining;
+            asOfSend = sentAs;
+        }
+        if (trust == Trust.NONE) {
+            trust = Trust.BELIEVED;
+            return new Change(Trust.BELIEVED, hint, null);
+        }
+        return null;
+    }
+
+    /**
+     * How long a request now, to be sent as number {@code nextSend}, must wait for the allowance:
+     * 0 when it has room, or no hint is believed; else until the moment it is whole again.
+     */
+    synchronized long waitAt(long now, long nextSend) {
+        if (trust != Trust.BELIEVED || resetsAt == HostKnowledge.NO_MOMENT || now >= resetsAt) {
+            return 0;
+        }
+        long left = remaining - (nextSend - 1 - asOfSend);
+        return left > 0 ? 0 : resetsAt - now;
+    }
+
+    /** The moment the believed allowance is whole again; NO_MOMENT when none is. */
+    synchronized long resetsAt() {
+        return trust == Trust.BELIEVED ? resetsAt : HostKnowledge.NO_MOMENT;
+    }
+
+    /** In the report's words: what the host's hints said last, and whether they are believed. */
+    synchronized String describe() {
+        switch (trust) {
+            case BELIEVED:
+                return "believed (" + last + ")";
+            case DISTRUSTED:
+                return "distrusted: " + distrustedBecause + (last == null ? "" : " (last: " + last + ")");
+            default:
+                return "none";
+        }
+    }
+
+    Trust trust() {
+        return trust;
+    }
+
+    /** A refusal of a request sent while the believed allowance had room to spare: the hint overstated it. */
+    private Change contradictedByRefusal(long sentAs, long now) {
+        if (trust != Trust.BELIEVED || resetsAt == HostKnowledge.NO_MOMENT || now >= resetsAt || sentAs <= asOfSend) {
+            return null;
+        }
+        long leftAtSend = remaining - (sentAs - 1 - asOfSend);
+        // One to spare: two requests may race for the last place.
+        return leftAtSend >= 2 ? distrust(String.format(Locale.ROOT, "refused when %d should have been left", leftAtSend)) : null;
+    }
+
+    private Change distrust(String why) {
+        trust = Trust.DISTRUSTED;
+        distrustedBecause = why;
+        resetsAt = HostKnowledge.NO_MOMENT;
+        return new Change(Trust.DISTRUSTED, last, why);
+    }
+}
