@@ -94,6 +94,25 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     }
 
     @Override
+    public boolean wantsHeaders(Object call, int status) {
+        try {
+            return ((Call) call).wantsHeaders(status);
+        } catch (Throwable t) {
+            AgentLog.failure("asking for a response's headers", t);
+            return false; // the response is decided on its status and Retry-After alone
+        }
+    }
+
+    @Override
+    public void header(Object call, String name, String value) {
+        try {
+            ((Call) call).offerHeader(name, value);
+        } catch (Throwable t) {
+            AgentLog.failure("reading a response's rate-limit headers", t);
+        }
+    }
+
+    @Override
     public boolean shouldRetry(Object call, int status, String retryAfter) {
         try {
             return loop.shouldRetry((Call) call, status, retryAfter);

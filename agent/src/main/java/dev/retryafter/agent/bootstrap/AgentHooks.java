@@ -33,6 +33,15 @@ public final class AgentHooks {
         /** Apache {@code doExecute} begins: a call to pass back below once the turn is granted, or null when not governed. */
         Object begin(String scheme, String host, int port, boolean replayable) throws IOException;
 
+        /**
+         * Whether the attempt's response headers are worth offering ({@link #header}) before {@link #shouldRetry}:
+         * on refusals, on a host's first few responses, and on every response of a host whose rate-limit hints are believed.
+         */
+        boolean wantsHeaders(Object call, int status);
+
+        /** One header of the attempt's response, offered before {@link #shouldRetry}: the agent keeps only rate-limit hints. */
+        void header(Object call, String name, String value);
+
         /** The attempt's response: true when the caller must discard it and send again. */
         boolean shouldRetry(Object call, int status, String retryAfter);
 
@@ -118,8 +127,22 @@ public final class AgentHooks {
         return d == null ? null : d.begin(scheme, host, port, replayable);
     }
 
-    // The three below run for a call that began while the agent was on; it may have gone off since
+    // The five below run for a call that began while the agent was on; it may have gone off since
     // (a failed start rolls back): then the call ends as the client alone would end it.
+
+    @DontInline @LambdaForm$DontInline
+    public static boolean wantsHeaders(Object call, int status) {
+        Dispatcher d = dispatcher;
+        return d != null && d.wantsHeaders(call, status);
+    }
+
+    @DontInline @LambdaForm$DontInline
+    public static void header(Object call, String name, String value) {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.header(call, name, value);
+        }
+    }
 
     @DontInline @LambdaForm$DontInline
     public static boolean shouldRetry(Object call, int status, String retryAfter) {

@@ -30,6 +30,8 @@ class AgentHooksTest {
         AgentHooks.install(null);
         Object callFromBefore = new Object(); // a call that began while the agent was still on
         assertNull(AgentHooks.begin("https", "portal.example", 443, true));
+        assertFalse(AgentHooks.wantsHeaders(callFromBefore, 429));
+        AgentHooks.header(callFromBefore, "X-RateLimit-Remaining", "0");
         assertFalse(AgentHooks.shouldRetry(callFromBefore, 429, "0"));
         AgentHooks.awaitRetry(callFromBefore);
         AgentHooks.failed(callFromBefore);

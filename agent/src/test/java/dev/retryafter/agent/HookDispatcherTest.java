@@ -1,0 +1,72 @@
+package dev.retryafter.agent;
+
+import dev.retryafter.agent.engine.CharacterisationChange;
+import dev.retryafter.agent.engine.Decision;
+import dev.retryafter.agent.engine.DecisionListener;
+import dev.retryafter.agent.engine.HintBudget;
+import dev.retryafter.agent.engine.HostHeldException;
+import dev.retryafter.agent.engine.HostState;
+import dev.retryafter.agent.engine.Policy;
+import dev.retryafter.agent.engine.PolicyLookup;
+import dev.retryafter.agent.engine.RetryEngine;
+import dev.retryafter.agent.instrument.CallDepth;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The header hooks: what advice offers reaches the call's engine, and a failure of the agent's own never reaches the client. */
+class HookDispatcherTest {
+
+    private final List<String> hints = new CopyOnWriteArrayList<>();
+    private final RetryEngine engine = RetryEngine.builder().listener(new DecisionListener() {
+        @Override
+        public void onHints(HostState host, HintBudget.Change change) {
+            hints.add(host.key() + " " + change);
+        }
+
+        @Override
+        public void onRefusal(HostState host, Decision decision) {
+        }
+
+        @Override
+        public void onRecharacterised(HostState host, CharacterisationChange change) {
+        }
+
+        @Override
+        public void onHeldRequest(HostState host, HostHeldException failure) {
+        }
+    }).policies(PolicyLookup.everyHost(Policy.builder().build())).build();
+    private final HookDispatcher dispatcher = new HookDispatcher(engine, new CallDepth());
+
+    @Test
+    void headersOfferedBeforeTheResponseAreReadForTheHostsHints() throws Exception {
+        Object call = dispatcher.begin("https", "portal.example", 443, true);
+        assertNotNull(call);
+        assertTrue(dispatcher.wantsHeaders(call, 200), "a host's first responses are looked at");
+        dispatcher.header(call, "Content-Type", "application/json");
+        dispatcher.header(call, "RateLimit", "limit=20, remaining=19, reset=2");
+        dispatcher.header(call, "RateLimit-Policy", "20;w=2");
+        assertFalse(dispatcher.shouldRetry(call, 200, null));
+
+        assertEquals(1, hints.size(), () -> "one belief: " + hints);
+        assertTrue(hints.get(0).startsWith("portal.example:443 pacing by its rate-limit hints"), hints.get(0));
+        Object next = dispatcher.begin("https", "portal.example", 443, true);
+        assertTrue(dispatcher.wantsHeaders(next, 200), "every response of a host whose hints are believed");
+        assertFalse(dispatcher.shouldRetry(next, 200, null));
+    }
+
+    @Test
+    void aFailureWhileOfferingHeadersIsTheAgentsOwnAndNeverThrown() {
+        Object notACall = new Object(); // what a broken agent could pass: the hooks cast it
+        assertFalse(dispatcher.wantsHeaders(notACall, 429), "decided on the status and Retry-After alone");
+        dispatcher.header(notACall, "X-RateLimit-Remaining", "0");
+        dispatcher.header(null, "X-RateLimit-Remaining", "0");
+        assertFalse(dispatcher.wantsHeaders(null, 429));
+    }
+}
