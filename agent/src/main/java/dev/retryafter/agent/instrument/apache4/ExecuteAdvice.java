@@ -64,6 +64,15 @@ public final class ExecuteAdvice {
             return false;
         }
         int status = response.getStatusLine().getStatusCode();
+        if (AgentHooks.wantsHeaders(call, status)) {
+            try {
+                for (Header header : response.getAllHeaders()) {
+                    AgentHooks.header(call, header.getName(), header.getValue());
+                }
+            } catch (RuntimeException unread) {
+                // decided on the status and Retry-After alone
+            }
+        }
         Header retryAfter = status >= AgentHooks.LOWEST_REFUSAL ? response.getFirstHeader("Retry-After") : null;
         if (!AgentHooks.shouldRetry(call, status, retryAfter == null ? null : retryAfter.getValue())) {
             return false;

@@ -7,6 +7,8 @@ import dev.retryafter.agent.engine.Call;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.ResponseInfo;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Decides from the status and headers alone, before any body is read. A refusal the agent will
@@ -29,6 +31,13 @@ final class GovernedBodyHandler<T> implements BodyHandler<T> {
         boolean retry = false;
         try {
             int status = info.statusCode();
+            if (call.wantsHeaders(status)) {
+                for (Map.Entry<String, List<String>> header : info.headers().map().entrySet()) { // no lambda: see AgentInstaller
+                    for (String value : header.getValue()) {
+                        call.offerHeader(header.getKey(), value);
+                    }
+                }
+            }
             retry = call.onResponse(status, status >= AgentHooks.LOWEST_REFUSAL ? info.headers().firstValue("Retry-After").orElse(null) : null);
         } catch (RuntimeException e) {
             AgentLog.failure("deciding on a java.net.http response", e);

@@ -2,6 +2,7 @@ package dev.retryafter.agent.instrument.okhttp;
 
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import net.bytebuddy.asm.Advice;
+import okhttp3.Headers;
 import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
 import okhttp3.Request;
@@ -43,6 +44,16 @@ public final class InterceptAdvice {
             return false;
         }
         int status = response.code();
+        if (AgentHooks.wantsHeaders(call, status)) {
+            try {
+                Headers headers = response.headers();
+                for (int i = 0, n = headers.size(); i < n; i++) {
+                    AgentHooks.header(call, headers.name(i), headers.value(i));
+                }
+            } catch (RuntimeException unread) {
+                // decided on the status and Retry-After alone
+            }
+        }
         if (!AgentHooks.shouldRetry(call, status, status >= AgentHooks.LOWEST_REFUSAL ? response.header("Retry-After") : null)) {
             return false;
         }

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.lang.ref.WeakReference;
+import java.net.HttpURLConnection;
 import java.net.URL;
 import java.util.Collections;
 import java.util.Map;
@@ -86,6 +87,9 @@ public final class UrlConnectionExchanges {
         boolean retry = false;
         if (exchange.isFor(url)) { // a redirect to another host is that host's answer, not this one's
             try {
+                if (exchange.call.wantsHeaders(status)) {
+                    offerHeaders(exchange.call, connection);
+                }
                 retry = exchange.call.onResponse(status, retryAfter);
             } catch (RuntimeException e) {
                 AgentLog.failure("deciding on an HttpURLConnection response", e);
@@ -104,6 +108,28 @@ public final class UrlConnectionExchanges {
             awaitArrival(exchange, connection, status, body);
         }
         return false;
+    }
+
+    /**
+     * The response's headers, for its rate-limit hints. Inside the JDK's loop in {@code getInputStream},
+     * as {@code Retry-After} is read: the connection has its response, and reading a header field
+     * returns it, without connecting or reading anything more. Field 0 is the status line, which has no key.
+     */
+    private static void offerHeaders(Call call, Object connection) {
+        if (!(connection instanceof HttpURLConnection)) {
+            return;
+        }
+        HttpURLConnection http = (HttpURLConnection) connection;
+        for (int i = 0; ; i++) {
+            String name = http.getHeaderFieldKey(i);
+            if (name == null) {
+                if (i == 0) {
+                    continue;
+                }
+                return;
+            }
+            call.offerHeader(name, http.getHeaderField(i));
+        }
     }
 
     /** Ends the exchange once its body has all arrived: now, or when a later look finds it has. */
