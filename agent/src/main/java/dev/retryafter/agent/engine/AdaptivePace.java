@@ -25,6 +25,12 @@ final class AdaptivePace {
     /** A first period's reading is probed from within this many periods. */
     static final long PERIODS_PER_FIRST_CYCLE = 10;
 
+    /**
+     * However fast the host, no cycle is shorter: each ends in a refusal, and portals that punish
+     * refusals (a penalty box after a few a minute) count them per minute, not per request.
+     */
+    static final long MIN_CYCLE_MILLIS = 30_000;
+
     /** However slow the host, a reading taken low is corrected within a few of these. */
     static final long MAX_CYCLE_MILLIS = 20 * 60_000;
 
@@ -144,6 +150,6 @@ final class AdaptivePace {
     private static long cycleMillis(double rate, long refusalCostMillis, int refusalsPerStreak) {
         int refusals = Math.max(1, Math.min(MAX_REFUSALS_PER_STREAK, refusalsPerStreak));
         long forRequests = (long) Math.min(MAX_CYCLE_MILLIS, REQUESTS_PER_CYCLE * refusals * 1000 / rate);
-        return Math.max(1, Math.max(forRequests, Math.min(MAX_CYCLE_MILLIS, CYCLES_PER_REFUSAL_COST * refusalCostMillis)));
+        return Math.max(MIN_CYCLE_MILLIS, Math.max(forRequests, Math.min(MAX_CYCLE_MILLIS, CYCLES_PER_REFUSAL_COST * refusalCostMillis)));
     }
 }

@@ -286,6 +286,7 @@ public final class Call {
                 if (blocked != null) {
                     engine.listener.onRefusal(state, blocked);
                     lastDecision = blocked;
+                    return sendsAgain(blocked);
                 }
             } else {
                 HostState.Recovered recovered = state.onAdmitted(now, sentAt);
@@ -310,7 +311,16 @@ public final class Call {
         // Recorded only once told: a listener that throws makes the caller hand this response back,
         // and retryRequested() must then agree with it.
         lastDecision = decision;
-        return decision.retriesNow();
+        return sendsAgain(decision);
+    }
+
+    /**
+     * A retry goes again; so does a request that put its host on hold, when it can be sent twice: its
+     * next turn fails fast with {@link HostHeldException}, so the application sees every request of a
+     * hold fail the same way, and can put the record back for when the hold ends.
+     */
+    private boolean sendsAgain(Decision decision) {
+        return decision.retriesNow() || (decision.outcome() == Decision.Outcome.HOLD && replayable && decision.mode() == Mode.ENFORCE);
     }
 
     /** The attempt is over (answered or failed): its permit goes back. Safe to call twice. */
@@ -320,9 +330,9 @@ public final class Call {
         releasePermit();
     }
 
-    /** Whether the last response was a refusal the engine will retry: never in observe mode. */
+    /** Whether the last response was a refusal the engine will retry, or fail fast on a hold: never in observe mode. */
     public boolean retryRequested() {
-        return lastDecision != null && lastDecision.retriesNow();
+        return lastDecision != null && sendsAgain(lastDecision);
     }
 
     /**

@@ -59,6 +59,11 @@ public final class HostState {
     /** Holds for persistence or blocks in a row, each after a refused probe: the next is twice as long. */
     private int probeHolds;
     private long lastRefusalMillis = HostKnowledge.NO_MOMENT;
+    /**
+     * How long the host last blocked this client for (a penalty box): what a refusal may cost here, so
+     * the probe that would risk one is spaced as far apart as the refusal cost says ({@link AdaptivePace}).
+     */
+    private long blockCostMillis;
     // Counters for the report, guarded by this.
     private long refusals;
     private long retries;
@@ -281,6 +286,7 @@ public final class HostState {
         String reason = String.format(Locale.ROOT, "its rate-limit hints say none are left for %ds, beyond max-sleep %ds",
                 wait / 1000, policy.maxSleepMillis() / 1000);
         store.holdUntil(key, until, reason);
+        pauseProbing(now, until, knowledge());
         return -1;
     }
 
@@ -368,6 +374,7 @@ public final class HostState {
         Refusal block = new Refusal(now, status, RetryAfter.ABSENT, false, false, probeHoldMillis());
         Decision decision = Decide.hold(key, policy, block, attempt, RetryAfter.ABSENT, Decide.categoryOf(policy, known), known,
                 Reason.HOLD_BLOCKED).in(mode);
+        blockCostMillis = Math.max(blockCostMillis, block.persistentHoldMillis);
         apply(decision, now, known);
         lastDecision = decision;
         lastDecisionMillis = now;
@@ -514,7 +521,7 @@ public final class HostState {
             // the refusal's own wait spaces the retries meanwhile, where a pace guessed from a default window
             // would hold them back and stretch the very period being measured.
             AdaptivePace next = new AdaptivePace(policy, pace);
-            next.onRefusal(refused, now, known.window().pacedRefusalCost(), lastStreakRefusals);
+            next.onRefusal(refused, now, Math.max(known.window().pacedRefusalCost(), blockCostMillis), lastStreakRefusals);
             store.learn(key, now, Optional.ofNullable(next.schedule()), OptionalInt.of(ceiling));
             learned = new Learned(key, ceiling, span, next.rate(now));
         }
@@ -536,6 +543,7 @@ public final class HostState {
         boolean observed = decision.mode() == Mode.OBSERVE;
         switch (decision.outcome()) {
             case HOLD:
+                pauseProbing(now, decision.holdUntil().getAsLong(), known);
                 if (!known.isHeldAt(now)) {
                     // a refusal in flight that confirms the same hold again does not count twice
                     if (observed) {
@@ -580,6 +588,21 @@ public final class HostState {
                 break;
         }
         store.imposeNotBefore(key, now + decision.waitBeforeNextRequest().millis());
+    }
+
+    /**
+     * A hold stops the probe: nothing is sent, so nothing can refute it, and a curve left to rise
+     * through a ten-minute hold would come out of it at many times the rate refused. The pace
+     * resumes on its plateau when the hold ends.
+     */
+    private void pauseProbing(long now, long until, HostKnowledge known) {
+        PaceSchedule current = known.pace;
+        if (current == null) {
+            return;
+        }
+        AdaptivePace pace = new AdaptivePace(policy, current);
+        pace.fromPlateau(current.refusedRatePerSecond(), until);
+        store.learn(key, now, Optional.ofNullable(pace.schedule()), OptionalInt.empty());
     }
 
     private PaceSchedule paceOf(HostKnowledge known) {

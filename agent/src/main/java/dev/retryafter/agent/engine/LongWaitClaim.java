@@ -24,7 +24,7 @@ final class LongWaitClaim {
             long elapsed = now - firstSeenAt;
             long drift = Math.abs(end - firstEnd);
             // A truthful end drifts by under a second; a constant header's end drifts by all the time that passed.
-            if (2 * drift + ROUNDING_MILLIS < elapsed) {
+            if (2 * drift + ROUNDING_MILLIS <= elapsed) {
                 forget();
                 return true;
             }

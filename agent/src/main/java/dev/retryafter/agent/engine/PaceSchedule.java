@@ -46,7 +46,8 @@ public final class PaceSchedule implements Serializable {
 
     /** The cubic curve: one formula for the value and the working copy in {@link AdaptivePace}. */
     static double rateAt(double refusedRate, long epochMillis, long cycleMillis, double headroom, long now) {
-        double x = Math.min((now - epochMillis) / (double) cycleMillis - 1, AdaptivePace.MAX_PROBE);
+        // Before the epoch (a curve restarted for the end of a hold) the curve stays at its floor, never below it.
+        double x = Math.max(-1, Math.min((now - epochMillis) / (double) cycleMillis - 1, AdaptivePace.MAX_PROBE));
         if (x < 0) {
             return refusedRate * (1 + (1 - headroom) * x * x * x);
         }

@@ -155,26 +155,40 @@ public final class RateLimitHeaders {
         return new RateLimitHint(source, policy[0], remaining, reset, policy[1], past);
     }
 
-    /** A policy, {@code 20;w=2}, {@code "default";q=20;w=2} or {@code 10, 10;w=1}: the first member's limit and window. */
+    /**
+     * A policy, {@code 20;w=2}, {@code "default";q=20;w=2} or {@code 10, 10;w=1, 50;w=60} (the first draft's
+     * limit and its quota policies): the first member's limit, and the window of the first member that names
+     * one for that limit.
+     */
     private static long[] policy(String field) {
-        String member = field.split(",", 2)[0];
         long limit = RateLimitHint.UNKNOWN;
         long window = RateLimitHint.UNKNOWN;
-        String[] parts = member.split(";", 16);
-        for (int i = 0; i < parts.length; i++) {
-            String part = parts[i];
-            int eq = part.indexOf('=');
-            if (eq < 0) {
-                if (i == 0) {
-                    limit = count(part);
+        String[] members = field.split(",", 16);
+        for (int m = 0; m < members.length && window == RateLimitHint.UNKNOWN; m++) {
+            long memberLimit = RateLimitHint.UNKNOWN;
+            long memberWindow = RateLimitHint.UNKNOWN;
+            String[] parts = members[m].split(";", 16);
+            for (int i = 0; i < parts.length; i++) {
+                String part = parts[i];
+                int eq = part.indexOf('=');
+                if (eq < 0) {
+                    if (i == 0) {
+                        memberLimit = count(part);
+                    }
+                    continue;
                 }
-                continue;
+                String key = part.substring(0, eq).trim();
+                if (key.equals("q")) {
+                    memberLimit = count(part.substring(eq + 1));
+                } else if (key.equals("w")) {
+                    memberWindow = millis(part.substring(eq + 1));
+                }
             }
-            String key = part.substring(0, eq).trim();
-            if (key.equals("q")) {
-                limit = count(part.substring(eq + 1));
-            } else if (key.equals("w")) {
-                window = millis(part.substring(eq + 1));
+            if (m == 0) {
+                limit = memberLimit;
+            }
+            if (memberLimit == limit) {
+                window = memberWindow;
             }
         }
         return new long[] {limit, window};

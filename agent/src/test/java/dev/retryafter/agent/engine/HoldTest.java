@@ -12,7 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Asserts that a proven-truthful host asking for longer than max-sleep is held, and a liar is not. */
+/**
+ * Asserts that a host naming the same moment beyond max-sleep twice is held, whatever its category, and
+ * a liar's moving moment never is; the request that confirmed the hold fails fast like every other.
+ */
 class HoldTest {
 
     private static final Policy TRUTHFUL = Policy.builder().maxSleepMillis(300_000).pinnedCategory(Category.TRUTHFUL).build();
@@ -32,7 +35,7 @@ class HoldTest {
         call.awaitTurn();
         assertEquals(300_000, f.clock.totalSleptMillis(), "never sleeps past max-sleep");
         long remaining = (recoversAt - f.clock.millis()) / 1000;
-        assertFalse(call.onResponse(429, Long.toString(remaining)), "the same moment named again: hold, do not sleep");
+        assertTrue(call.onResponse(429, Long.toString(remaining)), "the same moment named again: hold, and the retry fails fast");
         call.endAttempt();
         assertEquals(Decision.Outcome.HOLD, call.lastDecision().outcome());
         assertEquals(recoversAt, call.lastDecision().holdUntil().getAsLong(), 1_000);
@@ -88,18 +91,22 @@ class HoldTest {
     @Test
     void aHostCanBeHeldAgainAfterAHoldEnds() throws Exception {
         EngineFixture f = new EngineFixture(TRUTHFUL);
-        for (int round = 1; round <= 2; round++) {
-            long recoversAt = f.clock.millis() + 3_600_000;
-            Call call = f.engine.open("data.kingcounty.gov", 443, true);
-            call.awaitTurn();
-            assertTrue(call.onResponse(429, "3600"));
-            call.endAttempt();
-            call.awaitTurn();
-            assertFalse(call.onResponse(429, Long.toString((recoversAt - f.clock.millis()) / 1000)));
-            call.endAttempt();
-            assertEquals(Decision.Outcome.HOLD, call.lastDecision().outcome(), "round " + round);
-            f.clock.set(recoversAt + 1);                       // the hold ends; the host limits again at once
-        }
+        long recoversAt = f.clock.millis() + 3_600_000;
+        Call call = f.engine.open("data.kingcounty.gov", 443, true);
+        call.awaitTurn();
+        assertTrue(call.onResponse(429, "3600"));
+        call.endAttempt();
+        call.awaitTurn();
+        assertTrue(call.onResponse(429, Long.toString((recoversAt - f.clock.millis()) / 1000)));
+        call.endAttempt();
+        assertEquals(Reason.HOLD_CONFIRMED, call.lastDecision().waitBeforeNextRequest().reason());
+        f.clock.set(recoversAt + 1);                           // the hold ends; the host limits again at once
+        Call again = f.engine.open("data.kingcounty.gov", 443, true);
+        again.awaitTurn();
+        assertTrue(again.onResponse(429, "3600"));
+        again.endAttempt();
+        // Still refusing an hour on, with nothing let through: held again at once, then probed.
+        assertEquals(Reason.HOLD_PERSISTENT, again.lastDecision().waitBeforeNextRequest().reason());
         assertEquals(2, f.host().snapshot(f.clock.millis()).holds);
     }
 
@@ -113,28 +120,53 @@ class HoldTest {
         assertTrue(call.onResponse(503, moment));
         call.endAttempt();
         call.awaitTurn();
-        assertFalse(call.onResponse(503, moment));
+        assertTrue(call.onResponse(503, moment));
         assertEquals(Decision.Outcome.HOLD, call.lastDecision().outcome());
+        call.endAttempt();
+        assertThrows(HostHeldException.class, call::awaitTurn, "the request that confirmed the hold fails fast on its retry");
     }
 
     @Test
-    void aConstantLongHeaderIsNeverHeld() throws Exception {
-        EngineFixture f = new EngineFixture(Policy.builder().maxSleepMillis(2_000).maxAttempts(10).pinnedCategory(Category.TRUTHFUL).build());
+    void aHostWithNoHistoryIsHeldByADateNamedTwice() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.DEFAULTS);
+        String midnight = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC)
+                .format(Instant.ofEpochMilli(f.clock.millis() + 20 * 3_600_000));
+        Call call = f.engine.open("quota.example", 443, true);
+        call.awaitTurn();
+        assertTrue(call.onResponse(429, midnight));
+        assertEquals(Reason.UNPROVEN_HEADER_BEYOND_CEILING, call.lastDecision().waitBeforeNextRequest().reason());
+        call.endAttempt();
+        call.awaitTurn();
+        call.onResponse(429, midnight);
+        call.endAttempt();
+        assertEquals(Reason.HOLD_CONFIRMED, call.lastDecision().waitBeforeNextRequest().reason(), "held after two refusals");
+        assertEquals(Category.UNKNOWN, f.host().category());
+    }
+
+    @Test
+    void aConstantLongHeaderIsNeverConfirmed() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.builder().maxSleepMillis(20_000).maxAttempts(10).pinnedCategory(Category.TRUTHFUL).build());
         Call call = f.engine.open("liar.example", 443, true);
         int attempts = 0;
         do {
-            call.awaitTurn();
+            try {
+                call.awaitTurn();
+            } catch (HostHeldException held) {
+                break;
+            }
             attempts++;
             call.onResponse(429, "3600");
             call.endAttempt();
+            assertTrue(call.lastDecision().waitBeforeNextRequest().reason() != Reason.HOLD_CONFIRMED,
+                    "the liar's moment moves with the clock: it is never confirmed");
         } while (call.retryRequested());
-        assertEquals(10, attempts, "the liar's moment moves with the clock: it is never confirmed");
-        assertEquals(Decision.Outcome.GIVE_UP, call.lastDecision().outcome());
-        assertEquals(0, f.host().snapshot(f.clock.millis()).holds);
+        assertTrue(attempts >= 2, "sent " + attempts);
+        // Refused for longer than max-sleep with nothing let through, it is held all the same: as a persistent streak.
+        assertEquals(Reason.HOLD_PERSISTENT, call.lastDecision().waitBeforeNextRequest().reason());
     }
 
     @Test
-    void aHostNotProvenTruthfulIsNotHeld() throws Exception {
+    void aMomentThatMovedConfirmsNothing() throws Exception {
         EngineFixture f = new EngineFixture(Policy.DEFAULTS);
         Call call = f.engine.open("unknown.example", 443, true);
         call.awaitTurn();

@@ -1,0 +1,78 @@
+package dev.retryafter.agent.engine;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class HintBudgetTest {
+
+    private static RateLimitHint hint(long remaining, long resetMillis) {
+        return new RateLimitHint("X-RateLimit-*", 20, remaining, resetMillis, RateLimitHint.UNKNOWN, false);
+    }
+
+    @Test
+    void aCompleteHintIsBelievedOnceAndPacesByItsAllowance() {
+        HintBudget budget = new HintBudget();
+        HintBudget.Change change = budget.onResponse(hint(2, 1_000), false, 1, 0);
+        assertNotNull(change);
+        assertTrue(change.isBelief());
+        assertNull(budget.onResponse(hint(1, 900), false, 2, 100), "believed once, said once");
+        assertEquals(0, budget.waitAt(100, 3), "one left for send 3");
+        assertEquals(900, budget.waitAt(100, 4), "send 4 waits for the reset");
+        assertEquals(0, budget.waitAt(1_000, 4), "after the reset, room again until the next hint");
+    }
+
+    @Test
+    void aLateAnswerToAnEarlyRequestHandsOutNoRoomTheLaterOnesTook() {
+        HintBudget budget = new HintBudget();
+        budget.onResponse(hint(3, 1_000), false, 1, 0);
+        // Sends 2, 3 and 4 went; the answer to 2 says 2 left, as of send 2: sends 3 and 4 took them.
+        budget.onResponse(hint(2, 950), false, 2, 50);
+        assertEquals(950, budget.waitAt(50, 5));
+    }
+
+    @Test
+    void aRefusalWhileItSaidRequestsWereLeftIsDistrusted() {
+        HintBudget budget = new HintBudget();
+        budget.onResponse(hint(100, 0), false, 1, 0);
+        HintBudget.Change change = budget.onResponse(hint(100, 0), true, 2, 10);
+        assertNotNull(change);
+        assertFalse(change.isBelief());
+        assertTrue(change.toString().contains("refused while it said 100 were left"), change.toString());
+        assertEquals(0, budget.waitAt(20, 3));
+        assertNull(budget.onResponse(hint(0, 5_000), false, 3, 30), "never believed again");
+        assertEquals(0, budget.waitAt(40, 4));
+    }
+
+    @Test
+    void aResetInThePastIsDistrusted() {
+        HintBudget budget = new HintBudget();
+        HintBudget.Change change = budget.onResponse(new RateLimitHint("X-RateLimit-*", 20, 5, 0, RateLimitHint.UNKNOWN, true), false, 1, 0);
+        assertFalse(change.isBelief());
+        assertTrue(budget.describe().startsWith("distrusted"));
+    }
+
+    @Test
+    void aRefusalWithNoHintWhenTheAllowanceHadRoomToSpareIsDistrusted() {
+        HintBudget budget = new HintBudget();
+        budget.onResponse(hint(10, 2_000), false, 1, 0);
+        HintBudget.Change change = budget.onResponse(null, true, 2, 50);
+        assertNotNull(change);
+        assertFalse(change.isBelief());
+    }
+
+    @Test
+    void aHostWithoutHintsStopsBeingAskedAfterItsFirstFew() {
+        HintBudget budget = new HintBudget();
+        for (int i = 0; i < 16; i++) {
+            assertTrue(budget.wanted(200));
+            budget.onResponse(null, false, i + 1, i);
+        }
+        assertFalse(budget.wanted(200));
+        assertTrue(budget.wanted(429), "a refusal's headers are always read");
+    }
+}
