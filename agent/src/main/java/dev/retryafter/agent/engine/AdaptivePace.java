@@ -29,7 +29,7 @@ final class AdaptivePace {
      * However fast the host, no cycle is shorter: each ends in a refusal, and portals that punish
      * refusals (a penalty box after a few a minute) count them per minute, not per request.
      */
-    static final long MIN_CYCLE_MILLIS = 30_000;
+    static final long MIN_CYCLE_MILLIS = 60_000;
 
     /** However slow the host, a reading taken low is corrected within a few of these. */
     static final long MAX_CYCLE_MILLIS = 20 * 60_000;
@@ -114,7 +114,7 @@ final class AdaptivePace {
     void fromPlateau(double rate, long now, long periodMillis) {
         restart(rate, now, 0, 1);
         if (periodMillis < Long.MAX_VALUE / PERIODS_PER_FIRST_CYCLE) {
-            cycleMillis = Math.max(1, Math.min(cycleMillis, PERIODS_PER_FIRST_CYCLE * periodMillis));
+            cycleMillis = Math.max(MIN_CYCLE_MILLIS, Math.min(cycleMillis, PERIODS_PER_FIRST_CYCLE * periodMillis));
         }
         epochMillis = now - cycleMillis;
     }
