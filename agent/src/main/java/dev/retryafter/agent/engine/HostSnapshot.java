@@ -35,11 +35,13 @@ public final class HostSnapshot {
     private final long lastDecisionMillis;
     /** What enforce mode would have done while the host was observed. */
     public final ObservedCounts observed;
+    /** The host's rate-limit hints: "none", "believed (…)" with what they said last, or "distrusted: why". */
+    public final String hints;
 
     HostSnapshot(String host, String policy, long requests, long refusals, long retries, long gaveUp, long waitedMillis,
                  long longestWaitMillis, Category category, double medianRatio, int learnedCeiling, long windowMillis,
                  double pacePerSecond, long holds, long heldRequests, long holdUntilMillis, int inFlight, int maxConcurrency,
-                 Decision lastDecision, long lastDecisionMillis, ObservedCounts observed) {
+                 Decision lastDecision, long lastDecisionMillis, ObservedCounts observed, String hints) {
         this.host = host;
         this.policy = policy;
         this.requests = requests;
@@ -61,6 +63,7 @@ public final class HostSnapshot {
         this.lastDecision = lastDecision;
         this.lastDecisionMillis = lastDecisionMillis;
         this.observed = observed;
+        this.hints = hints;
     }
 
     /** Recovery over header, median over the recent streaks; empty when no refusal carried a header. */

@@ -649,7 +649,7 @@ public final class HostState {
                 known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE, permits.inUse(), learnedCap.cap(),
                 lastDecision, lastDecisionMillis,
                 new ObservedCounts(observedRetries, observedRetryWaitMillis, observedGaveUp, observedDelays,
-                        observedDelayMillis, observedQueued, observedFailedFast, observedHolds));
+                        observedDelayMillis, observedQueued, observedFailedFast, observedHolds), hints.describe());
     }
 
     @Override

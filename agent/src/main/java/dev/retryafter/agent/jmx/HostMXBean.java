@@ -16,6 +16,9 @@ public interface HostMXBean {
     /** truthful, always_zero, constant_overstated, no_header, unknown. */
     String getCategory();
 
+    /** The host's rate-limit hints: none, believed (with what they said last), or distrusted and why. */
+    String getRateLimitHints();
+
     /** Recovery over header, median of the recent streaks; NaN before a refusal with a header. */
     double getMedianRatio();
 

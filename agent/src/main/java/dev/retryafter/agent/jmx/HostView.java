@@ -42,6 +42,11 @@ final class HostView implements HostMXBean {
     }
 
     @Override
+    public String getRateLimitHints() {
+        return now().hints;
+    }
+
+    @Override
     public double getMedianRatio() {
         return now().medianRatio().orElse(Double.NaN);
     }

@@ -22,7 +22,7 @@ import java.util.Map;
 final class StatusReport {
 
     static final String[] HOST_ATTRIBUTES = {"Host", "Category", "Requests", "Refusals", "Retries", "GivenUp", "WaitedMillis",
-            "InFlight", "MaxConcurrency", "PacePerMinute", "LearnedCeiling", "HeldUntil", "LastReason"};
+            "InFlight", "MaxConcurrency", "PacePerMinute", "LearnedCeiling", "RateLimitHints", "HeldUntil", "LastReason"};
 
     private StatusReport() {
     }
@@ -61,20 +61,29 @@ final class StatusReport {
     }
 
     static void table(List<Map<String, Object>> hosts, PrintStream out) {
-        String format = "%-28s %-20s %9s %9s %8s %8s %9s %7s %9s %8s %-24s %s%n";
+        String format = "%-28s %-20s %9s %9s %8s %8s %9s %7s %9s %8s %-10s %-24s %s%n";
         out.printf(Locale.ROOT, format, "HOST", "CATEGORY", "REQUESTS", "REFUSALS", "RETRIES", "GIVEN UP", "WAITED", "FLIGHT",
-                "PACE/MIN", "CEILING", "HELD UNTIL", "LAST REASON");
+                "PACE/MIN", "CEILING", "HINTS", "HELD UNTIL", "LAST REASON");
         for (Map<String, Object> h : hosts) {
             double pace = number(h.get("PacePerMinute")).doubleValue();
             int ceiling = number(h.get("LearnedCeiling")).intValue();
             out.printf(Locale.ROOT, format, h.get("Host"), h.get("Category"), h.get("Requests"), h.get("Refusals"), h.get("Retries"),
                     h.get("GivenUp"), String.format(Locale.ROOT, "%.1fs", number(h.get("WaitedMillis")).longValue() / 1000.0),
                     h.get("InFlight") + "/" + h.get("MaxConcurrency"), pace > 0 ? String.format(Locale.ROOT, "%.1f", pace) : "-",
-                    ceiling >= 0 ? Integer.toString(ceiling) : "-", dash(h.get("HeldUntil")), dash(h.get("LastReason")));
+                    ceiling >= 0 ? Integer.toString(ceiling) : "-", hintTrust(h.get("RateLimitHints")), dash(h.get("HeldUntil")),
+                    dash(h.get("LastReason")));
         }
         if (hosts.isEmpty()) {
             out.println("(no host tracked)");
         }
+    }
+
+    /** The hints' standing in a word: believed, distrusted, or - for none; JMX has the rest. */
+    private static String hintTrust(Object hints) {
+        String text = hints == null ? "none" : hints.toString();
+        int end = text.indexOf(' ');
+        String word = end < 0 ? text : text.substring(0, end);
+        return word.endsWith(":") ? word.substring(0, word.length() - 1) : "none".equals(word) ? "-" : word;
     }
 
     private static Number number(Object value) {

@@ -47,10 +47,11 @@ public final class ExitReport {
         String observed = observedLine(s.observed);
         return String.format(Locale.ROOT,
                 "%s: %d requests, %d refusals, %d retries, %d given up, slept %.1fs (longest %.1fs), category %s, "
-                        + "learned ceiling %s, pace %s, %d holds, %d requests failed fast",
+                        + "learned ceiling %s, pace %s, %d holds, %d requests failed fast%s",
                 s.host, s.requests, s.refusals, s.retries, s.gaveUp, s.waitedMillis / 1000.0, s.longestWaitMillis / 1000.0,
                 s.category.label(), s.learnedCeiling().isPresent() ? s.learnedCeiling().getAsInt() + " per " + DecisionLine.duration(s.windowMillis) : "none",
-                s.pacePerSecond > 0 ? String.format(Locale.ROOT, "%.1f/min", s.pacePerMinute()) : "none", s.holds, s.heldRequests)
+                s.pacePerSecond > 0 ? String.format(Locale.ROOT, "%.1f/min", s.pacePerMinute()) : "none", s.holds, s.heldRequests,
+                "none".equals(s.hints) ? "" : ", rate-limit hints " + s.hints)
                 + (observed == null ? "" : "; " + observed);
     }
 
@@ -115,6 +116,7 @@ public final class ExitReport {
             number(json, "holds", s.holds);
             number(json, "heldRequests", s.heldRequests);
             json.append(", \"holdUntil\": ").append(s.holdUntil().isPresent() ? "\"" + Instant.ofEpochMilli(s.holdUntil().getAsLong()) + "\"" : "null");
+            field(json, "rateLimitHints", s.hints, false);
             observed(json, s.observed);
             json.append('}');
         }
