@@ -339,12 +339,16 @@ public final class HostState {
         if (probing) {
             endProbing();
         }
-        int raised = learnedCap.onAdmitted(policy.maxConcurrency());
-        if (raised > 0) {
-            permits.resize(raised);
-        }
+        resizePermits(learnedCap.onAdmitted(policy.maxConcurrency()));
         Optional<KnowledgeStore.StreakEnd> ended = store.recordRecovery(key, sentAt);
         return ended.isPresent() ? onRecovered(now, ended.get()) : null; // else no streak open, or sent before it began
+    }
+
+    /** The learned cap moved to {@code cap} (0: it did not move): the permits follow. */
+    private void resizePermits(int cap) {
+        if (cap > 0) {
+            permits.resize(cap);
+        }
     }
 
     private synchronized void endProbing() {
@@ -499,10 +503,7 @@ public final class HostState {
                 AdaptivePace.rate(pace, policy.headroom(), now) > 0);
         Learned learned = null;
         if (mode == Mode.ENFORCE) {
-            int lowered = learnedCap.onRefusal(permits.inUse());
-            if (lowered > 0) {
-                permits.resize(lowered);
-            }
+            resizePermits(learnedCap.onRefusal(permits.inUse()));
         }
         if (streak.isFirstRefusal()) {
             // Only a streak's first refusal says where the limit is; the rest are its echo.

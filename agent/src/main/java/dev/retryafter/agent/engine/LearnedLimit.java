@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine;
 
+import java.util.OptionalLong;
+
 /**
  * Infers a host's real limit by watching when refusals start: more reliable than documentation,
  * which portals rarely have and rarely update. The guide's semantics: the observed ceiling is the
@@ -100,7 +102,7 @@ final class LearnedLimit {
     }
 
     /** The earliest success in [{@code from}, {@code before}), if any. */
-    java.util.OptionalLong firstSuccess(long from, long before) {
+    OptionalLong firstSuccess(long from, long before) {
         long first = Long.MAX_VALUE;
         for (int i = 0; i < successes.size(); i++) {
             long t = successes.get(i);
@@ -108,7 +110,7 @@ final class LearnedLimit {
                 first = t;
             }
         }
-        return first == Long.MAX_VALUE ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(first);
+        return first == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(first);
     }
 
     /** {@code headroom * ceiling / window} in requests per second, or NaN when nothing has been learned. */

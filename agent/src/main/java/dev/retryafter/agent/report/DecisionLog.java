@@ -37,6 +37,12 @@ public final class DecisionLog implements DecisionListener {
 
     @Override
     public void onLearned(HostState host, Learned learned) {
+        if (learned.pacePerSecond() <= 0) {
+            // The first refusal of a host whose window is not known: no window to count in, and no pace yet.
+            log.info(String.format(Locale.ROOT, "%s refused after %d successes; its limit is learned when the refusals end",
+                    host.key(), learned.ceiling()));
+            return;
+        }
         log.info(String.format(Locale.ROOT, "%s learned: %d successes in a %s window before the refusal; pace now %.1f/min",
                 host.key(), learned.ceiling(), DecisionLine.duration(learned.windowMillis()), learned.pacePerSecond() * 60));
     }
