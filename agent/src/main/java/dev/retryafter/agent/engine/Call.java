@@ -315,17 +315,21 @@ public final class Call {
     }
 
     /**
-     * A retry goes again; so does a request that put its host on hold, when it can be sent twice: its
-     * next turn fails fast with {@link HostHeldException}, so the application sees every request of a
-     * hold fail the same way, and can put the record back for when the hold ends.
+     * A retry goes again; so does a request that put its host on hold, when it can be sent twice and
+     * has attempts left: its next turn fails fast with {@link HostHeldException}, so the application
+     * sees every request of a hold fail the same way, and can put the record back for when the hold
+     * ends. A request out of attempts gets its last refusal back unchanged, hold or not.
      */
     private boolean sendsAgain(Decision decision) {
-        return decision.retriesNow() || (decision.outcome() == Decision.Outcome.HOLD && replayable && decision.mode() == Mode.ENFORCE);
+        return decision.retriesNow() || (decision.outcome() == Decision.Outcome.HOLD && replayable && decision.mode() == Mode.ENFORCE
+                && decision.attempt() < decision.maxAttempts());
     }
 
     /** The attempt is over (answered or failed): its permit goes back. Safe to call twice. */
     public void endAttempt() {
-        PHASE.compareAndSet(this, SENT, IDLE);
+        if (PHASE.compareAndSet(this, SENT, IDLE)) {
+            host.onAttemptEnded(sentAs);
+        }
         PHASE.compareAndSet(this, WAITING, IDLE); // a turn that failed or was never taken
         releasePermit();
     }

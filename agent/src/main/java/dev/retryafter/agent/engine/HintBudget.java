@@ -1,6 +1,7 @@
 package dev.retryafter.agent.engine;
 
 import java.util.Locale;
+import java.util.TreeSet;
 
 /**
  * What a host's rate-limit hints ({@link RateLimitHint}) allow: so many requests until a moment.
@@ -9,7 +10,9 @@ import java.util.Locale;
  * goes only if the allowance has room, counting what was sent since the response that said so, and
  * otherwise waits for the reset; that is how a truthful host is never refused and its whole
  * allowance used. Requests are counted by their send's sequence number ({@link HostState#onSent}),
- * so a response answering an early request does not hand out room the later ones already took.
+ * so a response answering an early request does not hand out room the later ones already took; and
+ * requests sent before the answered one but still unanswered when its hint came may have reached
+ * the portal after it (another connection, another thread), so they are counted as taken too.
  * Threadsafe.
  */
 public final class HintBudget {
@@ -59,6 +62,12 @@ public final class HintBudget {
     /** What was left, as of the send numbered {@link #asOfSend}. */
     private long remaining;
     private long asOfSend;
+    /** Sends not yet answered, tracked only while hints are believed. */
+    private final TreeSet<Long> unanswered = new TreeSet<>();
+    /** Sends older than {@link #asOfSend} still unanswered when its hint came: perhaps not counted in it. */
+    private long olderUnanswered;
+    /** A bound on {@link #unanswered}: attempts that never end must not grow it without end. */
+    private static final int MAX_TRACKED = 4096;
 
     /**
      * Whether a response's headers are worth offering: always on a refusal, on every response of a
@@ -77,6 +86,7 @@ public final class HintBudget {
         if (looked < LOOKS_BEFORE_GIVING_UP) {
             looked++;
         }
+        unanswered.remove(sentAs);
         if (hint == null) {
             return refused ? contradictedByRefusal(sentAs, now) : null;
         }
@@ -103,6 +113,7 @@ public final class HintBudget {
             resetsAt = hint.resetMillis > 0 ? now + hint.resetMillis : HostKnowledge.NO_MOMENT;
             remaining = hint.remaining;
             asOfSend = sentAs;
+            olderUnanswered = unanswered.headSet(sentAs).size();
         }
         if (trust == Trust.NONE) {
             trust = Trust.BELIEVED;
@@ -119,8 +130,29 @@ public final class HintBudget {
         if (trust != Trust.BELIEVED || resetsAt == HostKnowledge.NO_MOMENT || now >= resetsAt) {
             return 0;
         }
-        long left = remaining - (nextSend - 1 - asOfSend);
+        long left = remaining - (nextSend - 1 - asOfSend) - olderUnanswered;
         return left > 0 ? 0 : resetsAt - now;
+    }
+
+    /** Send number {@code number} went. */
+    void onSent(long number) {
+        if (trust == Trust.BELIEVED) {
+            synchronized (this) {
+                if (unanswered.size() >= MAX_TRACKED) {
+                    unanswered.clear();
+                }
+                unanswered.add(number);
+            }
+        }
+    }
+
+    /** The attempt sent as {@code number} is over, answered or failed. */
+    void onEnded(long number) {
+        if (trust == Trust.BELIEVED) {
+            synchronized (this) {
+                unanswered.remove(number);
+            }
+        }
     }
 
     /** The moment the believed allowance is whole again; NO_MOMENT when none is. */
@@ -158,6 +190,7 @@ public final class HintBudget {
         trust = Trust.DISTRUSTED;
         distrustedBecause = why;
         resetsAt = HostKnowledge.NO_MOMENT;
+        unanswered.clear();
         return new Change(Trust.DISTRUSTED, last, why);
     }
 }

@@ -239,6 +239,7 @@ public final class HostState {
     /** A request went: returns its number among the host's sends, which its response's hints are read against. */
     long onSent(long now) {
         long number = sends.incrementAndGet();
+        hints.onSent(number);
         if (probing) {
             synchronized (this) {
                 if (probeSentAt == HostKnowledge.NO_MOMENT || now - probeSentAt >= policy.maxSleepMillis()) {
@@ -259,6 +260,11 @@ public final class HostState {
      */
     HintBudget.Change onHint(RateLimitHint hint, boolean refused, long sentAs, long now) {
         return hints.onResponse(hint, refused, sentAs, now);
+    }
+
+    /** The attempt sent as {@code number} is over, answered or failed. */
+    void onAttemptEnded(long number) {
+        hints.onEnded(number);
     }
 
     /** Whether a response with this status is worth offering its headers for hints. */

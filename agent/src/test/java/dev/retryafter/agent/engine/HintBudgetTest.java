@@ -75,4 +75,29 @@ class HintBudgetTest {
         assertFalse(budget.wanted(200));
         assertTrue(budget.wanted(429), "a refusal's headers are always read");
     }
+
+    @Test
+    void earlierSendsStillOnTheirWayWhenAHintComesAreCountedAsTaken() {
+        HintBudget budget = new HintBudget();
+        budget.onResponse(hint(10, 2_000), false, 1, 0);
+        budget.onSent(2);
+        budget.onSent(3);
+        budget.onSent(4);
+        // Send 4 overtook 2 and 3 on other connections: its hint may not count them.
+        budget.onResponse(hint(2, 1_900), false, 4, 100);
+        assertEquals(1_900, budget.waitAt(100, 5), "2 left, less the 2 that may not be counted yet");
+        budget.onResponse(hint(1, 1_890), false, 2, 110); // an older answer: not newer word
+        assertEquals(1_890, budget.waitAt(110, 5));
+    }
+
+    @Test
+    void anAttemptThatFailedIsNoLongerOnItsWay() {
+        HintBudget budget = new HintBudget();
+        budget.onResponse(hint(10, 2_000), false, 1, 0);
+        budget.onSent(2);
+        budget.onEnded(2);
+        budget.onSent(3);
+        budget.onResponse(hint(2, 1_900), false, 3, 100);
+        assertEquals(0, budget.waitAt(100, 4), "send 2 failed before it was counted or not: it is not on its way");
+    }
 }

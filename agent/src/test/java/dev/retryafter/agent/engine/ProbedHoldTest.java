@@ -10,12 +10,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A quota with no header and a penalty box: refusals that persist past max-sleep with nothing let
- * through, or a block status after refusals, hold the host; the hold ends in one probe at a time,
+ * through (and as many as a request has attempts), or a block status after refusals, hold the host; the hold ends in one probe at a time,
  * spaced further while the probe keeps failing, and ends for good once one is let through.
  */
 class ProbedHoldTest {
 
-    private static final Policy POLICY = Policy.builder().maxSleepMillis(10_000).maxAttempts(50).build();
+    private static final Policy POLICY = Policy.builder().maxSleepMillis(10_000).build();
 
     /** Sends one attempt of {@code call} and answers it with {@code status}; false when the turn failed fast. */
     private static boolean send(Call call, int status) throws InterruptedException {
