@@ -2,6 +2,7 @@ package dev.retryafter.agent;
 
 import dev.retryafter.agent.config.AgentArguments;
 import dev.retryafter.agent.config.AgentConfig;
+import dev.retryafter.agent.config.BadPolicy;
 import dev.retryafter.agent.config.ConfigException;
 import dev.retryafter.agent.config.OffSwitch;
 
@@ -9,8 +10,9 @@ import java.lang.instrument.Instrumentation;
 
 /**
  * {@code -javaagent:retry-after-agent.jar[=policies.properties | =config=PATH,key=value,...]}, or
- * attached to a running JVM. Never breaks the application: a bad policy file is reported with its
- * file, line and key, and the agent stays off; any failure while starting leaves every class as it was.
+ * attached to a running JVM. Never breaks the application, nor unleashes it: a bad policy file is
+ * reported with its file, line and key, and the agent governs on its built-in defaults (or stays off,
+ * with {@code on-bad-policy = off}); any failure while starting leaves every class as it was.
  */
 public final class RetryAfterAgent {
 
@@ -45,8 +47,14 @@ public final class RetryAfterAgent {
         try {
             config = AgentArguments.load(argument, System.getenv());
         } catch (ConfigException e) {
-            AgentLog.logger().error("{}; the agent is off and the application runs unchanged", e.getMessage());
-            return;
+            if (BadPolicy.keepsAgentOff(argument)) {
+                AgentLog.logger().error("{}; the agent is off (on-bad-policy = off) and the application runs unchanged", e.getMessage());
+                return;
+            }
+            // Off, the agent would let the scraper hammer the portal it was attached to protect.
+            AgentLog.logger().error("{}; the agent governs every host on its built-in defaults until the file is fixed and the JVM"
+                    + " restarted (on-bad-policy = off keeps it off instead)", e.getMessage());
+            config = AgentConfig.defaultsAfter(e.getMessage());
         } catch (Throwable t) {
             AgentLog.logger().error("could not read the agent argument '" + argument + "'; the agent is off and the application runs unchanged", t);
             return;

@@ -6,6 +6,7 @@ import dev.retryafter.demo.portal.PortalServer;
 import dev.retryafter.it.harness.ChildJvm;
 import dev.retryafter.it.harness.Clients;
 import dev.retryafter.it.harness.Jdk;
+import dev.retryafter.it.harness.MinSleepFloor;
 import dev.retryafter.it.harness.ScraperRun;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -21,8 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The agent switched off, or handed a broken policy file, leaves the application exactly as it was.
- * The start-up paths (a broken file, a missing one) on every JDK; the switches on three.
+ * The agent switched off leaves the application exactly as it was; handed a broken or missing policy
+ * file, it governs on its built-in defaults rather than unleash the scraper (or stays off, when the
+ * file says {@code on-bad-policy = off}). The start-up paths on every JDK; the switches on three.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class ToggleAndFailureTest {
@@ -35,6 +37,15 @@ class ToggleAndFailureTest {
         assertTrue(run.refused > 0, () -> "refusals reach the application\n" + run);
         assertEquals(RECORDS, run.fetched + run.refused, () -> run.toString());
         assertEquals(RECORDS, portal.stats().requests, "one request per record: nothing retried");
+    }
+
+    /** What the scraper does with the agent on its defaults: every record fetched, no request sooner than min-sleep after a refusal. */
+    private static void assertGovernedOnDefaults(ScraperRun run, PortalServer portal) {
+        assertEquals(0, run.jvm.exitCode, () -> run.toString());
+        assertEquals(RECORDS, run.fetched, () -> "every record, the refusals retried\n" + run);
+        assertTrue(portal.stats().refusals > 0, () -> "the portal refused, so the agent had something to govern\n" + run);
+        MinSleepFloor.assertKept(portal.stats().shortestGapAfterOwnRefusalMillis, 1_000, () -> run.toString());
+        assertTrue(run.jvm.stderr.contains("the agent governs every host on its built-in defaults"), () -> run.toString());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -83,28 +94,39 @@ class ToggleAndFailureTest {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Jdk.class)
-    void aBrokenPolicyFileNamesFileLineAndKeyAndTheApplicationRunsUnchanged(Jdk jdk) throws Exception {
+    void aBrokenPolicyFileNamesFileLineAndKeyAndTheDefaultsGovern(Jdk jdk) throws Exception {
         String broken = "# a deployment's policies\n"
                 + "default.min-sleep = 300ms\n"
+                + "default.max-sleeep = 3s\n";
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 2_000))) {
+            ScraperRun run = ScraperRun.run(jdk, broken, Clients.plainOn(jdk), portal.baseUrl(), RECORDS);
+            assertTrue(Pattern.compile("policies-\\d+\\.properties:3: default\\.max-sleeep: unknown key; did you mean default\\.max-sleep\\?")
+                    .matcher(run.jvm.stderr).find(), () -> "the error names file, line and key\n" + run);
+            assertGovernedOnDefaults(run, portal);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.retryafter.it.harness.Jdk#spread") // configuration, the same on every JVM
+    void onBadPolicyOffKeepsTheAgentOffAsBefore(Jdk jdk) throws Exception {
+        String broken = "on-bad-policy = off   # a deployment that prefers no agent to a guessed one\n"
                 + "default.max-sleeep = 3s\n";
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
             ScraperRun run = ScraperRun.run(jdk, broken, Clients.plainOn(jdk), portal.baseUrl(), RECORDS);
             assertUnchanged(run, portal);
-            assertTrue(Pattern.compile("policies-\\d+\\.properties:3: default\\.max-sleeep: unknown key; did you mean default\\.max-sleep\\?")
-                    .matcher(run.jvm.stderr).find(), () -> "the error names file, line and key\n" + run);
-            assertTrue(run.jvm.stderr.contains("the agent is off"), () -> run.toString());
+            assertTrue(run.jvm.stderr.contains("the agent is off (on-bad-policy = off)"), () -> run.toString());
         }
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Jdk.class)
-    void aPolicyFileThatIsMissingLeavesTheApplicationRunning(Jdk jdk) throws Exception {
-        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
+    void aPolicyFileThatIsMissingLeavesTheDefaultsGoverning(Jdk jdk) throws Exception {
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 2_000))) {
             ChildJvm jvm = new ChildJvm(jdk).withAgent("/no/such/policies.properties");
             ScraperRun run = ScraperRun.run(jvm, null, "apache4", portal.baseUrl(), RECORDS);
-            assertUnchanged(run, portal);
             assertTrue(run.jvm.stderr.contains("/no/such/policies.properties: cannot be read"), () -> run.toString());
             assertFalse(run.jvm.stderr.contains("Exception in thread"), () -> run.toString());
+            assertGovernedOnDefaults(run, portal);
         }
     }
 }

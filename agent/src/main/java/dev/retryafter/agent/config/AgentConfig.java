@@ -107,6 +107,14 @@ public final class AgentConfig {
         return new AgentConfig(true, null, Policies.defaultsOnly(Policy.DEFAULTS), "defaults");
     }
 
+    /**
+     * The defaults, standing in for a policy file that could not be read ({@link BadPolicy}): the
+     * start-up line, JMX and {@code status} name the problem as where the policies came from.
+     */
+    public static AgentConfig defaultsAfter(String problem) {
+        return new AgentConfig(true, null, Policies.defaultsOnly(Policy.DEFAULTS), "the built-in defaults, since " + problem);
+    }
+
     /** The same, switched on or off by {@code switchedBy}, which the start-up line then names. */
     AgentConfig withEnabled(boolean on, String switchedBy) {
         return new AgentConfig(on, reportPath, policies, source + ", " + switchedBy, stateFile, store, read);

@@ -148,6 +148,11 @@ public final class PolicyFile {
             } else if (key.equals(CLASS_CACHE)) {
                 classCache = line.value.isEmpty() ? null
                         : line.value.equalsIgnoreCase(AgentConfig.CLASS_CACHE_OFF) ? AgentConfig.CLASS_CACHE_OFF : line.value;
+            } else if (key.equals(BadPolicy.KEY)) {
+                // Read from the raw text when the file is broken (BadPolicy); here only checked.
+                if (!line.value.equalsIgnoreCase(BadPolicy.DEFAULTS) && !line.value.equalsIgnoreCase(BadPolicy.OFF)) {
+                    throw new ConfigException(line.source, line.number, key, "'" + line.value + "' is not defaults or off");
+                }
             } else if (StoreSettings.KEYS.contains(key)) {
                 storeLines.put(key, line);
             } else if (key.equals(DEFAULT_PREFIX + StoreSettings.SHARE)) {
@@ -326,6 +331,7 @@ public final class PolicyFile {
         known.add(MODE);
         known.add(RELOAD);
         known.add(CLASS_CACHE);
+        known.add(BadPolicy.KEY);
         String policyPrefix = DEFAULT_PREFIX;
         if (key.startsWith(POLICY_PREFIX) && key.indexOf('.', POLICY_PREFIX.length()) > POLICY_PREFIX.length()) {
             policyPrefix = key.substring(0, key.indexOf('.', POLICY_PREFIX.length()) + 1);

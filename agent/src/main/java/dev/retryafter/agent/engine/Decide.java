@@ -21,11 +21,11 @@ final class Decide {
             return new Decision(host, refusal.status, attempt, policy.maxAttempts(), header,
                     new Wait(header.millis(), Reason.HOLD_CONFIRMED, Wait.Bound.NONE), Decision.Outcome.HOLD, category, until);
         }
-        // Refused for longer than max-sleep with nothing let through, and as often as a request has attempts: a quota
-        // or a box, not a window. Waiting it out request by request only spends every record's attempts; a hold fails
-        // them fast and probes instead.
+        // Refused for longer than max-sleep and than the window the policy names (60 s unless set: a streak shorter than
+        // that is a window waited out), with nothing let through, and as often as a request has attempts: a quota or a
+        // box. Waiting it out request by request only spends every record's attempts; a hold fails them fast and probes.
         if (refusal.persistentHoldMillis > 0 && !refusal.echo && knowledge.streak != null
-                && refusal.now - knowledge.streak.startedAtMillis() >= policy.maxSleepMillis()
+                && refusal.now - knowledge.streak.startedAtMillis() >= Math.max(policy.maxSleepMillis(), policy.windowMillis())
                 && knowledge.streak.refusals() >= policy.maxAttempts()) {
             return hold(host, policy, refusal, attempt, header, category, knowledge, Reason.HOLD_PERSISTENT);
         }

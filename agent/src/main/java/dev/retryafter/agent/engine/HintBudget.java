@@ -62,7 +62,7 @@ public final class HintBudget {
     /** What was left, as of the send numbered {@link #asOfSend}. */
     private long remaining;
     private long asOfSend;
-    /** Sends not yet answered, tracked only while hints are believed. */
+    /** Sends not yet answered, tracked while hints are believed or still looked for: the first hint must know them too. */
     private final TreeSet<Long> unanswered = new TreeSet<>();
     /** Sends older than {@link #asOfSend} still unanswered when its hint came: perhaps not counted in it. */
     private long olderUnanswered;
@@ -87,6 +87,9 @@ public final class HintBudget {
             looked++;
         }
         unanswered.remove(sentAs);
+        if (trust == Trust.NONE && looked >= LOOKS_BEFORE_GIVING_UP && hint == null) {
+            unanswered.clear(); // no hint in the first responses: nothing to count for
+        }
         if (hint == null) {
             return refused ? contradictedByRefusal(sentAs, now) : null;
         }
@@ -134,9 +137,15 @@ public final class HintBudget {
         return left > 0 ? 0 : resetsAt - now;
     }
 
+    /** Whether sends are tracked: while hints are believed, or a host's first responses are still looked at for them. */
+    private boolean tracking() {
+        Trust now = trust;
+        return now == Trust.BELIEVED || (now == Trust.NONE && looked < LOOKS_BEFORE_GIVING_UP);
+    }
+
     /** Send number {@code number} went. */
     void onSent(long number) {
-        if (trust == Trust.BELIEVED) {
+        if (tracking()) {
             synchronized (this) {
                 if (unanswered.size() >= MAX_TRACKED) {
                     unanswered.clear();
@@ -148,7 +157,7 @@ public final class HintBudget {
 
     /** The attempt sent as {@code number} is over, answered or failed. */
     void onEnded(long number) {
-        if (trust == Trust.BELIEVED) {
+        if (tracking()) {
             synchronized (this) {
                 unanswered.remove(number);
             }

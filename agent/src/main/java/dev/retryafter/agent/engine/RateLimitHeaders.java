@@ -21,6 +21,11 @@ public final class RateLimitHeaders {
     private static final long EPOCH_SECONDS_FROM = 1_000_000_000L;
     /** ... and at least this large, in milliseconds (March 1973 on, in milliseconds). */
     private static final long EPOCH_MILLIS_FROM = 100_000_000_000L;
+    /**
+     * A reset named as a moment may lie this far in the past and still be taken as "now": it is
+     * rounded to whole seconds, and the response may have been on its way across the moment.
+     */
+    static final long PAST_TOLERANCE_MILLIS = 2_000;
 
     private String rateLimit;
     private String rateLimitPolicy;
@@ -143,14 +148,14 @@ public final class RateLimitHeaders {
                 long date = dateOf(resetField, nowMillis);
                 if (date != HttpDate.INVALID) {
                     read = date - nowMillis;
-                    past = read < 0;
+                    past = read < -PAST_TOLERANCE_MILLIS;
                 }
             } else if (resetMayBeEpoch && read >= EPOCH_SECONDS_FROM * 1000) {
                 long epochMillis = read >= EPOCH_MILLIS_FROM * 1000 ? read / 1000 : read;
                 read = epochMillis - nowMillis;
-                past = read < 0;
+                past = read < -PAST_TOLERANCE_MILLIS;
             }
-            reset = past ? 0 : read;
+            reset = Math.max(0, read);
         }
         return new RateLimitHint(source, policy[0], remaining, reset, policy[1], past);
     }

@@ -46,6 +46,13 @@ class RateLimitHeadersTest {
     }
 
     @Test
+    void aResetJustPastIsNow() {
+        RateLimitHint hint = read("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", Long.toString(NOW / 1000 - 1));
+        assertFalse(hint.resetInPast, "rounded to the second, and on its way across it");
+        assertEquals(0, hint.resetMillis);
+    }
+
+    @Test
     void xRateLimitResetAsAnHttpDate() {
         RateLimitHint hint = read("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "Sun, 01 Nov 2026 00:01:00 GMT");
         assertEquals(60_000, hint.resetMillis);
