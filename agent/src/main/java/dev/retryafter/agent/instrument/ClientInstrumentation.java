@@ -42,8 +42,8 @@ public final class ClientInstrumentation implements ClassFileTransformer {
     private final Map<String, Target> targets = new HashMap<>();
     /** The targets a relocated copy may be of, by the last part of their name ({@code "InternalHttpClient"}). */
     private final Map<String, List<Target>> relocatable = new HashMap<>();
-    /** The {@link String#hashCode()}s of those last parts, sorted: the one test every other class loaded meets. */
-    private final int[] simpleNameHashes;
+    /** Those last parts by their own last character (ASCII): the one test every other class loaded meets. */
+    private final String[][] simpleNamesByLastChar = new String[128][];
     private final ClassLoader agentLoader;
     private final UngovernedClients ungoverned;
     private final ClassCache cache;
@@ -109,17 +109,21 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         add(new Target("okhttp3.RealCall$AsyncCall").advise("execute/0", "okhttp.AsyncDoneAdvice").relocatable(OKHTTP, "execute()V"));
         add(new Target("okhttp3.internal.connection.RealCall$AsyncCall").advise("run/0", "okhttp.AsyncDoneAdvice")
                 .relocatable(OKHTTP, "run()V"));
-        List<Integer> hashes = new ArrayList<>();
         for (Target target : targets.values()) {
             if (target.root != null) {
                 relocatable.computeIfAbsent(target.simpleName, name -> new ArrayList<>()).add(target);
-                hashes.add(target.simpleName.hashCode());
             }
+        }
+        for (String simpleName : relocatable.keySet()) {
+            char last = simpleName.charAt(simpleName.length() - 1);
+            String[] sameLast = simpleNamesByLastChar[last];
+            sameLast = sameLast == null ? new String[1] : Arrays.copyOf(sameLast, sameLast.length + 1);
+            sameLast[sameLast.length - 1] = simpleName;
+            simpleNamesByLastChar[last] = sameLast;
         }
         for (List<Target> sameName : relocatable.values()) { // the longest suffix first: okhttp3/internal/connection/RealCall before okhttp3/RealCall
             sameName.sort((a, b) -> b.suffix.length() - a.suffix.length());
         }
-        simpleNameHashes = hashes.stream().mapToInt(Integer::intValue).distinct().sorted().toArray();
     }
 
     /**
@@ -219,15 +223,24 @@ public final class ClientInstrumentation implements ClassFileTransformer {
     }
 
     /**
-     * Whether the last part of {@code internalName} is one a relocated client class has: a hash of the
-     * characters after the last slash, looked up in a sorted array of a dozen. No object is made.
+     * Whether the last part of {@code internalName} is one a relocated client class has: its last
+     * character picks at most three such parts, compared with {@code endsWith}. No object is made;
+     * some 10 ns a class.
      */
     boolean mayBeRelocated(String internalName) {
-        int hash = 0;
-        for (int i = internalName.lastIndexOf('/') + 1, n = internalName.length(); i < n; i++) {
-            hash = 31 * hash + internalName.charAt(i);
+        int length = internalName.length();
+        char last = length == 0 ? 0 : internalName.charAt(length - 1);
+        String[] names = last < 128 ? simpleNamesByLastChar[last] : null;
+        if (names == null) {
+            return false;
         }
-        return Arrays.binarySearch(simpleNameHashes, hash) >= 0;
+        for (String name : names) {
+            int cut = length - name.length();
+            if (cut >= 0 && internalName.endsWith(name) && (cut == 0 || internalName.charAt(cut - 1) == '/')) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
