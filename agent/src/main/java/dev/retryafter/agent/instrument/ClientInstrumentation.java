@@ -23,6 +23,8 @@ import java.util.zip.CRC32;
  * Which client classes the agent changes, with which advice, and the transformer that does it.
  *
  * <p>A plain {@link ClassFileTransformer}: for every class the JVM loads it does one lookup by name,
+ * and one test of the name's end for relocated copies in fat jars ({@link #mayBeRelocated}; a copy is
+ * then confirmed by its methods, {@link ClassShape}, and woven with advice relocated alike, {@link Relocation}),
  * and only for the handful of client classes below does it call on Byte Buddy's {@code Advice} ({@link AdviceWeaver}),
  * straight through an ASM reader and writer. Byte Buddy's {@code AgentBuilder} does far more than
  * this needs (it generates a transformer class of its own at start-up, and its {@code DynamicType}
