@@ -11,10 +11,13 @@ import net.bytebuddy.implementation.Implementation;
 import net.bytebuddy.implementation.auxiliary.AuxiliaryType;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassWriter;
+import net.bytebuddy.jar.asm.commons.ClassRemapper;
+import net.bytebuddy.jar.asm.commons.Remapper;
 import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.pool.TypePool;
 import net.bytebuddy.utility.OpenedClassReader;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -44,8 +47,20 @@ final class AdviceWeaver {
      * loaded, so it may name client types the agent's loader cannot see.
      */
     byte[] weave(String className, byte[] bytes, ClassLoader loader, List<String> methods, List<String> advice) {
+        return weave(className, bytes, loader, methods, advice, null);
+    }
+
+    /**
+     * As {@link #weave(String, byte[], ClassLoader, List, List)}, into a relocated copy of a client
+     * class ({@code relocation} not null): {@code advice} then names each advice class by
+     * {@link Relocation#adviceName}, and it is read with the client types it names relocated as the
+     * client's were, as maven-shade would have relocated it had it been in the fat jar.
+     */
+    byte[] weave(String className, byte[] bytes, ClassLoader loader, List<String> methods, List<String> advice, Relocation relocation) {
+        ClassFileLocator own = relocation == null ? agentClasses
+                : new ClassFileLocator.Compound(new RelocatedAdvice(agentClasses, relocation), agentClasses);
         ClassFileLocator locator = new ClassFileLocator.Compound(Arrays.asList(
-                ClassFileLocator.Simple.of(className, bytes), ClassFileLocator.ForClassLoader.of(loader), agentClasses));
+                ClassFileLocator.Simple.of(className, bytes), ClassFileLocator.ForClassLoader.of(loader), own));
         TypePool pool = TypePool.Default.of(locator);
         TypeDescription type = pool.describe(className).resolve();
         List<AsmVisitorWrapper> visitors = new ArrayList<>();
@@ -64,6 +79,55 @@ final class AdviceWeaver {
         reader.accept(wrapper.wrap(type, writer, context, pool, type.getDeclaredFields(), type.getDeclaredMethods(),
                 writerFlags, readerFlags), readerFlags);
         return writer.toByteArray();
+    }
+
+    /**
+     * The advice classes as a relocation has them: the agent's own class file, its client types moved
+     * under the relocation's prefix, and its own name made {@link Relocation#adviceName}. Only those
+     * names are answered; every other is left to the locators after this one.
+     */
+    static final class RelocatedAdvice implements ClassFileLocator {
+
+        private final ClassFileLocator agentClasses;
+        private final Relocation relocation;
+        private final String marker;
+
+        RelocatedAdvice(ClassFileLocator agentClasses, Relocation relocation) {
+            this.agentClasses = agentClasses;
+            this.relocation = relocation;
+            this.marker = relocation.adviceName("");
+        }
+
+        @Override
+        public Resolution locate(String name) throws IOException {
+            if (!name.endsWith(marker)) {
+                return new Resolution.Illegal(name);
+            }
+            String original = name.substring(0, name.length() - marker.length());
+            Resolution found = agentClasses.locate(original);
+            if (!found.isResolved()) {
+                return new Resolution.Illegal(name);
+            }
+            return new Resolution.Explicit(relocate(found.resolve(), original.replace('.', '/'), name.replace('.', '/')));
+        }
+
+        private byte[] relocate(byte[] adviceBytes, String originalName, String ownName) {
+            Remapper remapper = new Remapper() {
+                @Override
+                public String map(String internalName) {
+                    return internalName.equals(originalName) ? ownName : relocation.map(internalName);
+                }
+            };
+            ClassReader reader = OpenedClassReader.of(adviceBytes);
+            ClassWriter writer = new ClassWriter(0);
+            reader.accept(new ClassRemapper(writer, remapper), 0);
+            return writer.toByteArray();
+        }
+
+        @Override
+        public void close() {
+            // nothing held
+        }
     }
 
     /**

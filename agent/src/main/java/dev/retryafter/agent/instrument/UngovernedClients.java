@@ -45,6 +45,14 @@ public final class UngovernedClients {
         }
     }
 
+    /**
+     * A client loaded that the agent recognised and does not govern: a relocated copy of one it
+     * governs (in a fat jar) whose classes are not of the shape the agent changes, or could not be changed.
+     */
+    public void notGoverned(String client) {
+        loaded.add(client);
+    }
+
     /** The ungoverned clients loaded so far, sorted. */
     public List<String> loaded() {
         List<String> clients = new ArrayList<>(loaded);

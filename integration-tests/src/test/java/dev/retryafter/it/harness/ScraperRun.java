@@ -53,6 +53,12 @@ public final class ScraperRun {
     public static ScraperRun run(ChildJvm jvm, String policy, String client, String url, int records, String... more)
             throws IOException, InterruptedException {
         Clients.onClasspath(jvm, client);
+        return runAsGiven(jvm, policy, client, url, records, more);
+    }
+
+    /** As {@link #run(ChildJvm, String, String, String, int, String...)}, on the class path {@code jvm} was given (a fat jar's). */
+    public static ScraperRun runAsGiven(ChildJvm jvm, String policy, String client, String url, int records, String... more)
+            throws IOException, InterruptedException {
         Path report = Files.createTempFile(ChildJvm.workDir(), "report-", ".json");
         Files.delete(report);
         if (policy != null) {

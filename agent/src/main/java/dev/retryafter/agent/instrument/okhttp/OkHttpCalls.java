@@ -124,13 +124,22 @@ public final class OkHttpCalls {
         }
     }
 
-    /** {@code okhttp3.Call.enqueue}, through the public interface: the call's own class is not public in 3.x. */
+    /**
+     * {@code okhttp3.Call.enqueue(okhttp3.Callback)}, through the public interface: the call's own class
+     * is not public in 3.x. Found by shape, not by package: a fat jar may have relocated OkHttp
+     * ({@code shaded.okhttp3.Call}), and its {@code Callback} is then next to its {@code Call}.
+     */
     private static Method enqueueMethod(Object okCall) throws ReflectiveOperationException {
         for (Class<?> type = okCall.getClass(); type != null; type = type.getSuperclass()) {
             for (Class<?> contract : type.getInterfaces()) {
-                if (contract.getName().equals("okhttp3.Call")) {
-                    Class<?> callback = Class.forName("okhttp3.Callback", false, contract.getClassLoader());
-                    return contract.getMethod("enqueue", callback);
+                String name = contract.getName();
+                if (name.equals("okhttp3.Call") || name.endsWith(".Call")) {
+                    for (Method method : contract.getMethods()) {
+                        if (method.getName().equals("enqueue") && method.getParameterCount() == 1
+                                && method.getParameterTypes()[0].getName().equals(name + "back")) {
+                            return method;
+                        }
+                    }
                 }
             }
         }

@@ -1,0 +1,86 @@
+package dev.retryafter.it;
+
+import dev.retryafter.demo.AgentReport;
+import dev.retryafter.demo.portal.Behaviour;
+import dev.retryafter.demo.portal.PortalModel;
+import dev.retryafter.demo.portal.PortalServer;
+import dev.retryafter.demo.portal.PortalStats;
+import dev.retryafter.it.harness.ChildJvm;
+import dev.retryafter.it.harness.Inconclusive;
+import dev.retryafter.it.harness.Jdk;
+import dev.retryafter.it.harness.MinSleepFloor;
+import dev.retryafter.it.harness.ScraperRun;
+import dev.retryafter.it.harness.ShadedScraperJar;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.zip.ZipFile;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A scraper shipped as a fat jar whose HTTP client is relocated ({@code shaded.org.apache.http},
+ * {@code shaded.okhttp3}), the agent attached, against the lying loopback portals: the relocated
+ * client is governed as the original is. Without the agent the same jar loses records, so these tests can fail.
+ */
+@Execution(ExecutionMode.CONCURRENT)
+class RelocatedClientsTest {
+
+    static final long MIN_SLEEP = 1_000;
+    static final String POLICY = "default.min-sleep = " + MIN_SLEEP + "ms\n"
+            + "default.max-sleep = 3s\n"
+            + "default.window = 2s\n"
+            + "default.max-attempts = 10\n";
+    static final int RECORDS = 40;
+
+    private static ChildJvm fatJar() throws Exception {
+        return new ChildJvm(Jdk.JAVA_17).classpathEntry(ShadedScraperJar.get().toString());
+    }
+
+    @Test
+    void theFatJarHoldsTheClientsRelocatedOnly() throws Exception {
+        try (ZipFile jar = new ZipFile(ShadedScraperJar.get().toFile())) {
+            assertNotNull(jar.getEntry("shaded/org/apache/http/impl/client/InternalHttpClient.class"));
+            assertNotNull(jar.getEntry("shaded/okhttp3/internal/http/RetryAndFollowUpInterceptor.class"));
+            assertNull(jar.getEntry("org/apache/http/impl/client/InternalHttpClient.class"));
+            assertNull(jar.getEntry("okhttp3/internal/http/RetryAndFollowUpInterceptor.class"));
+        }
+    }
+
+    @ParameterizedTest(name = "{0} relocated, {1}")
+    @CsvSource({"apache4, ALWAYS_ZERO", "apache4, CONSTANT_OVERSTATED", "okhttp, ALWAYS_ZERO", "okhttp, CONSTANT_OVERSTATED"})
+    void aRelocatedClientIsGovernedAsTheOriginalIs(String client, Behaviour behaviour) throws Exception {
+        try (PortalServer portal = new PortalServer(new PortalModel(behaviour, 10, 2_000))) {
+            ScraperRun run = ScraperRun.runAsGiven(fatJar(), POLICY, client, portal.baseUrl(), RECORDS);
+            PortalStats stats = portal.stats();
+            AgentReport.Host host = run.report().host("127.0.0.1:" + portal.port());
+
+            assertEquals(RECORDS, run.fetched, () -> "every record arrives\n" + stats + "\n" + run);
+            Inconclusive.unlessRefused(stats.refusals, () -> stats + "\n" + run); // so this test could fail
+            MinSleepFloor.assertKept(stats.shortestGapAfterOwnRefusalMillis, MIN_SLEEP, () -> stats + "\n" + run);
+            assertEquals(stats.requests, (long) host.number("requests"),
+                    () -> "the report counts every request the portal saw: " + host + "\n" + stats);
+            assertFalse(run.jvm.stderr.contains("ungoverned HTTP"), () -> "a governed relocated client is not named:\n" + run.jvm.stderr);
+        }
+    }
+
+    @Test
+    void withoutTheAgentTheSameJarLosesRecords() throws Exception {
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 10, 2_000))) {
+            ScraperRun run = ScraperRun.runAsGiven(fatJar(), null, "apache4", portal.baseUrl(), RECORDS);
+            PortalStats stats = portal.stats();
+
+            assertTrue(stats.refusals > 0, () -> "the portal refused: " + stats + "\n" + run);
+            assertTrue(run.fetched < RECORDS, () -> "refusals lost records: " + run.fetched + "\n" + run);
+            assertTrue(!MinSleepFloor.kept(stats.shortestGapAfterOwnRefusalMillis, MIN_SLEEP),
+                    () -> "unpaced: a request came sooner than min-sleep after a refusal: " + stats);
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package dev.retryafter.it.harness;
+
+import net.bytebuddy.jar.asm.ClassReader;
+import net.bytebuddy.jar.asm.ClassWriter;
+import net.bytebuddy.jar.asm.commons.ClassRemapper;
+import net.bytebuddy.jar.asm.commons.Remapper;
+
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.util.Enumeration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import java.util.zip.Deflater;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import java.util.zip.ZipOutputStream;
+
+/**
+ * The demo's legacy scraper as a fat jar whose Apache HttpClient 4 and OkHttp 4 are relocated, as
+ * maven-shade's {@code relocations} leave them: {@code org.apache.http} to {@code shaded.org.apache.http},
+ * {@code okhttp3} and {@code okio} under {@code shaded.}. Made once per test JVM, with ASM's
+ * {@link ClassRemapper}, which is what the shade plugin runs: every class file that may name those
+ * packages (the scraper's, the clients') is rewritten, and their resources move with them.
+ * Kotlin's standard library and commons-logging and -codec go in unchanged; Apache 5 stays out.
+ */
+public final class ShadedScraperJar {
+
+    public static final Map<String, String> RELOCATIONS = Map.of(
+            "org/apache/http/", "shaded/org/apache/http/",
+            "okhttp3/", "shaded/okhttp3/",
+            "okio/", "shaded/okio/");
+
+    private static Path jar;
+
+    private ShadedScraperJar() {
+    }
+
+    /** The fat jar, built at the first call. */
+    public static synchronized Path get() throws IOException {
+        if (jar == null) {
+            jar = build(ChildJvm.workDir().resolve("shaded-scraper.jar"));
+        }
+        return jar;
+    }
+
+    private static Path build(Path target) throws IOException {
+        List<String> sources = TestClasspath.entries(TestClasspath.SCRAPER.and(name -> !name.startsWith("httpclient5")
+                && !name.startsWith("httpcore5") && !name.startsWith("slf4j")));
+        Path temporary = Files.createTempFile(target.getParent(), "shaded-scraper-", ".jar");
+        Set<String> written = new HashSet<>();
+        try (ZipOutputStream out = new ZipOutputStream(new BufferedOutputStream(Files.newOutputStream(temporary)))) {
+            out.setLevel(Deflater.BEST_SPEED); // read once, by one JVM at a time
+            for (String source : sources) {
+                Path path = Paths.get(source);
+                if (Files.isDirectory(path)) {
+                    try (Stream<Path> files = Files.walk(path)) {
+                        for (Path file : files.filter(Files::isRegularFile).collect(Collectors.toList())) {
+                            String name = path.relativize(file).toString().replace('\\', '/');
+                            if (name.startsWith("dev/retryafter/demo/scraper/")) {
+                                try (InputStream in = Files.newInputStream(file)) {
+                                    add(out, written, name, in);
+                                }
+                            }
+                        }
+                    }
+                } else {
+                    boolean demo = path.getFileName().toString().startsWith("retry-after-demo");
+                    try (ZipFile zip = new ZipFile(path.toFile())) {
+                        for (Enumeration<? extends ZipEntry> entries = zip.entries(); entries.hasMoreElements(); ) {
+                            ZipEntry entry = entries.nextElement();
+                            if (!entry.isDirectory() && (!demo || entry.getName().startsWith("dev/retryafter/demo/scraper/"))) {
+                                try (InputStream in = zip.getInputStream(entry)) {
+                                    add(out, written, entry.getName(), in);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
+        return target;
+    }
+
+    private static void add(ZipOutputStream out, Set<String> written, String name, InputStream in) throws IOException {
+        // Signatures, module descriptors and other Javas' versions of classes: none of it survives a relocation.
+        if (name.startsWith("META-INF/") || name.endsWith("module-info.class")) {
+            return;
+        }
+        byte[] bytes = in.readAllBytes();
+        if (name.endsWith(".class") && (name.startsWith("dev/") || !relocated(name).equals(name))) {
+            bytes = relocate(bytes);
+        }
+        String moved = relocated(name);
+        if (written.add(moved)) {
+            out.putNextEntry(new ZipEntry(moved));
+            out.write(bytes);
+            out.closeEntry();
+        }
+    }
+
+    private static String relocated(String internalName) {
+        for (Map.Entry<String, String> relocation : RELOCATIONS.entrySet()) {
+            if (internalName.startsWith(relocation.getKey())) {
+                return relocation.getValue() + internalName.substring(relocation.getKey().length());
+            }
+        }
+        return internalName;
+    }
+
+    private static byte[] relocate(byte[] bytes) {
+        ClassReader reader = new ClassReader(bytes);
+        ClassWriter writer = new ClassWriter(0);
+        reader.accept(new ClassRemapper(writer, new Remapper() {
+            @Override
+            public String map(String internalName) {
+                return relocated(internalName);
+            }
+        }), 0);
+        return writer.toByteArray();
+    }
+}
