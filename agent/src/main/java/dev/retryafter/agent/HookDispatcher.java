@@ -9,6 +9,7 @@ import dev.retryafter.agent.instrument.ConnectionLeases;
 import dev.retryafter.agent.instrument.JdkClientHooks;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
+import dev.retryafter.agent.instrument.commonshttp3.RefusedMethodBody;
 import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
 import dev.retryafter.agent.instrument.urlconnection.UrlConnectionExchanges;
 
@@ -146,6 +147,15 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     public void discardRefused(InputStream body, String abortMethod) {
         try {
             loop.discardRefused(body, abortMethod);
+        } catch (Throwable t) {
+            AgentLog.failure("discarding a refused body", t);
+        }
+    }
+
+    @Override
+    public void commonsHttp3DiscardRefused(Object method, InputStream body) {
+        try {
+            RefusedMethodBody.discard(method, body);
         } catch (Throwable t) {
             AgentLog.failure("discarding a refused body", t);
         }

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The per-host cap counts an Apache or {@code HttpURLConnection} exchange until its body has been
+ * The per-host cap counts an Apache (Commons HttpClient 3 included) or {@code HttpURLConnection} exchange until its body has been
  * read or closed, or for {@code HttpURLConnection} has all arrived, not only until its headers: bulk
  * exports stream for seconds. Counted at the server, which holds each
  * request in flight until the last chunk of its body, and sends that only once it stopped counting:
@@ -38,7 +38,7 @@ class CapWhileBodiesStreamTest {
     private static final int EACH = 2;
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"apache5", "apache4", "urlconnection"})
+    @ValueSource(strings = {"apache5", "apache4", "commons3", "urlconnection"})
     void aCapOfOneHoldsWhileBodiesStream(String client) throws Exception {
         try (SlowBodies server = new SlowBodies()) {
             ChildJvm.Result result = run(client, server, Integer.toString(THREADS), Integer.toString(EACH));
@@ -50,7 +50,7 @@ class CapWhileBodiesStreamTest {
 
     /** A response dropped without being closed leaks its pooled connection (Apache's own leak), but not its permit for ever. */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"apache5", "apache4"})
+    @ValueSource(strings = {"apache5", "apache4", "commons3"})
     void aResponseNeverClosedGivesItsPermitBackOnceCollected(String client) throws Exception {
         try (SlowBodies server = new SlowBodies()) {
             ChildJvm.Result result = run(client, server, "1", "1", "leak");

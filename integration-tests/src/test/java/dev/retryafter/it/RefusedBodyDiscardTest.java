@@ -41,7 +41,8 @@ class RefusedBodyDiscardTest {
     private static final long NO_DRAIN_MILLIS = 60_000;
 
     @ParameterizedTest(name = "{0}, a body that {1}")
-    @CsvSource({"apache4, stalls", "apache4, never-ends", "apache5, stalls", "apache5, never-ends"})
+    @CsvSource({"apache4, stalls", "apache4, never-ends", "apache5, stalls", "apache5, never-ends",
+            "commons3, stalls", "commons3, never-ends"})
     void aRefusedBodyThatDoesNotEndIsDiscardedWithinABound(String client, String body) throws Exception {
         try (Server server = new Server(body.equals("stalls"))) {
             Path policy = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");

@@ -57,6 +57,12 @@ public final class AgentHooks {
          */
         void discardRefused(InputStream body, String abortMethod);
 
+        /**
+         * A refused Commons HttpClient 3 method's body, {@code body} its response stream (null for none), before the
+         * retry: read within the same bound, or its connection closed, so that the method can be released and run again.
+         */
+        void commonsHttp3DiscardRefused(Object method, InputStream body);
+
         /** Apache's per-exchange connection holder took a pooled connection, on the thread sending the request. */
         void connectionAcquired(Object holder);
 
@@ -171,6 +177,14 @@ public final class AgentHooks {
         Dispatcher d = dispatcher;
         if (d != null) {
             d.discardRefused(body, abortMethod);
+        }
+    }
+
+    @DontInline @LambdaForm$DontInline
+    public static void commonsHttp3DiscardRefused(Object method, InputStream body) {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.commonsHttp3DiscardRefused(method, body);
         }
     }
 

@@ -93,6 +93,11 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         // AutoRetryHttpClient (deprecated since 4.3) is not here: its retries run outside the client's doExecute.
         add(new Target("org.apache.http.impl.execchain.ServiceUnavailableRetryExec").advise("<init>/2", "apache4.RetryStrategyAdvice")
                 .relocatable(APACHE4, "<init>(Lorg/apache/http/impl/execchain/ClientExecChain;Lorg/apache/http/client/ServiceUnavailableRetryStrategy;)V"));
+        // Commons HttpClient 3: every executeMethod overload calls the three-argument one.
+        add(new Target("org.apache.commons.httpclient.HttpClient").advise("executeMethod/3", "commonshttp3.ExecuteAdvice"));
+        add(new Target("org.apache.commons.httpclient.HttpMethodBase")
+                .advise("execute/2", "commonshttp3.MethodLeaseAdvice$Acquired")
+                .advise("ensureConnectionRelease/0", "commonshttp3.MethodLeaseAdvice$Released"));
         // HttpURLConnection, HttpsURLConnection's delegate included: the same methods from Java 8 to 25.
         add(new Target("sun.net.www.protocol.http.HttpURLConnection")
                 .advise("plainConnect/0", "urlconnection.ConnectAdvice")

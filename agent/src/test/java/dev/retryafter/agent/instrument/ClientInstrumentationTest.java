@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The transformer on the real client classes, without an agent attached: the advice is inlined and
- * the JVM accepts the result, Apache 4's Java 6 class files included.
+ * the JVM accepts the result, Apache 4's Java 6 class files and Commons HttpClient 3's Java 1.2 ones included.
  */
 class ClientInstrumentationTest {
 
@@ -45,6 +45,8 @@ class ClientInstrumentationTest {
             "okhttp3.internal.http.RetryAndFollowUpInterceptor",
             "okhttp3.internal.connection.RealCall",
             "okhttp3.internal.connection.RealCall$AsyncCall",
+            "org.apache.commons.httpclient.HttpClient",
+            "org.apache.commons.httpclient.HttpMethodBase",
     })
     void aClientClassIsAdvisedAndStillVerifies(String className) throws Exception {
         byte[] original = bytes(className, here);
@@ -78,7 +80,7 @@ class ClientInstrumentationTest {
         assertTrue(instrumentation.classNames().contains("jdk.internal.net.http.HttpClientFacade"));
         assertTrue(instrumentation.classNames().contains("sun.net.www.protocol.http.HttpURLConnection"));
         assertTrue(instrumentation.classNames().contains("okhttp3.RealCall"), "OkHttp 3.x");
-        assertEquals(19, instrumentation.classNames().size());
+        assertEquals(21, instrumentation.classNames().size());
     }
 
     private static java.util.Set<String> members(Class<?> type) {

@@ -18,6 +18,7 @@ class UngovernedClientsTest {
         clients.onLoaded("org/eclipse/jetty/client/HttpClient");
         clients.onLoaded("org/eclipse/jetty/client/HttpClient");
         clients.onLoaded("org/apache/hc/client5/http/impl/async/CloseableHttpAsyncClient");
+        clients.onLoaded("org/apache/commons/httpclient/HttpClient"); // governed: not named
         assertEquals(List.of("Apache HttpAsyncClient 5 (org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient)",
                 "Jetty HttpClient (org.eclipse.jetty.client.HttpClient)"), clients.loaded());
     }

@@ -17,7 +17,8 @@ import java.io.InputStream;
 /**
  * The small test applications' view of both Apache clients, built as applications build them: a
  * pool of eight per route, a 120 s socket timeout, and an interceptor of the application's own that
- * throws an {@code AssertionError} on a request carrying {@code X-Fail}.
+ * throws an {@code AssertionError} on a request carrying {@code X-Fail}. And of Commons HttpClient 3
+ * ({@code commons3}), which has no interceptors: the same pool and timeout.
  */
 abstract class ApacheGet implements Closeable {
 
@@ -33,7 +34,14 @@ abstract class ApacheGet implements Closeable {
     abstract Response get(String url, boolean fail) throws IOException;
 
     static ApacheGet of(String client) {
-        return client.equals("apache4") ? new Apache4() : new Apache5();
+        switch (client) {
+            case "apache4":
+                return new Apache4();
+            case "commons3":
+                return new Commons3();
+            default:
+                return new Apache5();
+        }
     }
 
     static final class Apache5 extends ApacheGet {
@@ -123,6 +131,45 @@ abstract class ApacheGet implements Closeable {
         @Override
         public void close() throws IOException {
             client.close();
+        }
+    }
+
+    /** A response is its method: closing it releases the connection, as 3.x code does in {@code finally}. */
+    static final class Commons3 extends ApacheGet {
+        private final org.apache.commons.httpclient.MultiThreadedHttpConnectionManager pool =
+                new org.apache.commons.httpclient.MultiThreadedHttpConnectionManager();
+        private final org.apache.commons.httpclient.HttpClient client;
+
+        Commons3() {
+            pool.getParams().setDefaultMaxConnectionsPerHost(8);
+            pool.getParams().setMaxTotalConnections(8);
+            pool.getParams().setSoTimeout(120_000);
+            client = new org.apache.commons.httpclient.HttpClient(pool);
+        }
+
+        @Override
+        Response get(String url, boolean fail) throws IOException {
+            org.apache.commons.httpclient.methods.GetMethod get = new org.apache.commons.httpclient.methods.GetMethod(url);
+            int status = client.executeMethod(get);
+            return new Response() {
+                public int status() {
+                    return status;
+                }
+
+                public InputStream body() throws IOException {
+                    InputStream body = get.getResponseBodyAsStream();
+                    return body != null ? body : InputStream.nullInputStream();
+                }
+
+                public void close() {
+                    get.releaseConnection();
+                }
+            };
+        }
+
+        @Override
+        public void close() {
+            pool.shutdown();
         }
     }
 }

@@ -15,9 +15,10 @@ import java.util.function.Predicate;
 /** The integration tests' resolved class path, from which child JVMs take only what they need. */
 public final class TestClasspath {
 
-    /** The demo scraper and the portal: demo-app with both Apache clients and OkHttp 4. */
+    /** The demo scraper and the portal: demo-app with both Apache clients and OkHttp 4; and Commons HttpClient 3 for the test apps. */
     public static final Predicate<String> SCRAPER = name -> name.startsWith("retry-after-demo") || name.equals("classes")
             || name.startsWith("httpclient") || name.startsWith("httpcore") || name.startsWith("commons-logging")
+            || name.startsWith("commons-httpclient")
             || name.startsWith("commons-codec") || name.startsWith("slf4j-api")
             || name.startsWith("okhttp-") || name.startsWith("okio") || name.startsWith("kotlin-stdlib") || name.startsWith("annotations-");
 
