@@ -64,8 +64,9 @@ class RetryStrategiesTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(ClientName.class)
     void attemptsAreNotMultipliedByAStrategyBeneath(ClientName client) throws Exception {
-        // One request a minute: the first is let through, every later one refused for the rest of the test.
-        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.TRUTHFUL, 1, 60_000))) {
+        // One request a minute: the first is let through, every later one refused for the rest of the test. Its header
+        // says 0: a truthful one would name the same moment beyond max-sleep twice, and the host would be held.
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 1, 60_000))) {
             String policy = "default.min-sleep = 100ms\ndefault.max-sleep = 200ms\ndefault.max-attempts = 4\n";
             ScraperRun run = ScraperRun.run(Jdk.JAVA_17, policy, client.label, portal.baseUrl(), 2);
 

@@ -21,11 +21,11 @@ final class Decide {
             return new Decision(host, refusal.status, attempt, policy.maxAttempts(), header,
                     new Wait(header.millis(), Reason.HOLD_CONFIRMED, Wait.Bound.NONE), Decision.Outcome.HOLD, category, until);
         }
-        // Refused for longer than max-sleep and than the window the policy names (60 s unless set: a streak shorter than
+        // Refused for longer than max-sleep, than the window the policy names and than a minute (a streak shorter than
         // that is a window waited out), with nothing let through, and as often as a request has attempts: a quota or a
         // box. Waiting it out request by request only spends every record's attempts; a hold fails them fast and probes.
         if (refusal.persistentHoldMillis > 0 && !refusal.echo && knowledge.streak != null
-                && refusal.now - knowledge.streak.startedAtMillis() >= Math.max(policy.maxSleepMillis(), policy.windowMillis())
+                && refusal.now - knowledge.streak.startedAtMillis() >= persistsAfterMillis(policy)
                 && knowledge.streak.refusals() >= policy.maxAttempts()) {
             return hold(host, policy, refusal, attempt, header, category, knowledge, Reason.HOLD_PERSISTENT);
         }
@@ -50,6 +50,14 @@ final class Decide {
         return new Decision(host, refusal.status, attempt, policy.maxAttempts(), header, wait, outcome, category,
                 HostKnowledge.NO_MOMENT);
     }
+
+    /** A streak of refusals this old, with nothing let through, is a quota or a box rather than a window. */
+    static long persistsAfterMillis(Policy policy) {
+        return Math.max(Math.max(policy.maxSleepMillis(), policy.windowMillis()), PERSISTS_AFTER_MILLIS);
+    }
+
+    /** However short max-sleep and the window, a streak under a minute is not called a quota. */
+    static final long PERSISTS_AFTER_MILLIS = 60_000;
 
     /** A hold of {@link Refusal#persistentHoldMillis} for {@code reason}: a persistent streak, or a block. */
     static Decision hold(String host, Policy policy, Refusal refusal, int attempt, RetryAfter header, Category category,
