@@ -73,7 +73,7 @@ final class AgentInstaller {
                 beans.firstUse();
             }
         }));
-        UngovernedClients ungoverned = new UngovernedClients();
+        UngovernedClients ungoverned = new UngovernedClients(log.warnLines());
         try {
             // The default place going unused is said at debug level only: nobody asked for it.
             final boolean chosen = config.classCache() != null;

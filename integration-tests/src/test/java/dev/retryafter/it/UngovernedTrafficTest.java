@@ -43,10 +43,14 @@ class UngovernedTrafficTest {
                     .run();
             assertEquals(0, run.exitCode, run::toString);
             assertEquals(2, server.requests(), "the app's two requests, sent");
-            List<String> named = lines(run, "ungoverned HTTP");
+            List<String> early = lines(run, "ungoverned HTTP client loaded: ");
+            assertEquals(1, early.size(), () -> "said once, when it loads, not only at exit\n" + run);
+            assertTrue(early.get(0).contains("Apache HttpAsyncClient 5"), early::toString);
+            List<String> named = lines(run, "ungoverned HTTP: ");
             assertEquals(1, named.size(), run::toString);
             assertTrue(named.get(0).contains("Apache HttpAsyncClient 5"), named::toString);
             assertTrue(named.get(0).contains("no request was governed at all"), named::toString);
+            assertTrue(run.agentLines().indexOf(early.get(0)) < run.agentLines().indexOf(named.get(0)), run::toString);
             assertTrue(Files.readString(report).contains("\"ungoverned\": \"ungoverned HTTP: this JVM loaded Apache HttpAsyncClient 5"),
                     "the JSON report says so too");
         }

@@ -7,11 +7,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * HTTP clients the agent does not govern, noticed as their classes load: one lookup by name per class,
- * next to the one the transformer makes anyway. At exit the agent says in one line which were loaded,
- * so a user learns the first time that their traffic went unpaced, not after a blocked IP.
+ * next to the one the transformer makes anyway. Each is said at once, in one WARN when it first
+ * loads (before its first request, as a client loads its classes when built), and again in the exit
+ * line, so a scraper that runs for hours learns it the first minute, not at its end or after a
+ * blocked IP.
  */
 public final class UngovernedClients {
 
@@ -31,6 +34,21 @@ public final class UngovernedClients {
     }
 
     private final Set<String> loaded = ConcurrentHashMap.newKeySet();
+    /** Where the first sighting of each is said; nowhere for tests that only read {@link #loaded()}. */
+    private final Consumer<String> warn;
+
+    /** Says nothing at first sight: for tests that read {@link #loaded()}. */
+    public UngovernedClients() {
+        this(new Consumer<String>() { // not a lambda: see AgentInstaller
+            @Override
+            public void accept(String line) {
+            }
+        });
+    }
+
+    public UngovernedClients(Consumer<String> warn) {
+        this.warn = warn;
+    }
 
     private static void mark(String className, String client) {
         MARKERS.put(className.replace('.', '/'), client + " (" + className + ")");
@@ -40,7 +58,18 @@ public final class UngovernedClients {
     public void onLoaded(String internalName) {
         String client = MARKERS.get(internalName);
         if (client != null) {
-            loaded.add(client);
+            seen(client);
+        }
+    }
+
+    private void seen(String client) {
+        if (loaded.add(client)) {
+            try {
+                warn.accept("ungoverned HTTP client loaded: " + client + "; the agent does not govern it, so its requests "
+                        + "will be neither paced nor retried");
+            } catch (Throwable t) {
+                // said at exit all the same
+            }
         }
     }
 
@@ -49,7 +78,7 @@ public final class UngovernedClients {
      * governs (in a fat jar) whose classes are not of the shape the agent changes, or could not be changed.
      */
     public void notGoverned(String client) {
-        loaded.add(client);
+        seen(client);
     }
 
     /** The ungoverned clients loaded so far, sorted. */
