@@ -49,6 +49,9 @@ public final class HintBudget {
         }
     }
 
+    /** Resets named within this of each other are one allowance's: whole seconds, and a response's time on its way. */
+    private static final long SAME_RESET_MILLIS = 1_500;
+
     /** Responses looked at before a host that sent no hint is taken to send none: its adapter stops offering headers. */
     private static final int LOOKS_BEFORE_GIVING_UP = 16;
 
@@ -64,8 +67,16 @@ public final class HintBudget {
     private long asOfSend;
     /** Sends not yet answered, tracked while hints are believed or still looked for: the first hint must know them too. */
     private final TreeSet<Long> unanswered = new TreeSet<>();
-    /** Sends older than {@link #asOfSend} still unanswered when its hint came: perhaps not counted in it. */
-    private long olderUnanswered;
+    /**
+     * Sends older than {@link #asOfSend} still unanswered when its hint came: perhaps not counted in
+     * it. One whose own answer then shows it was counted first (it left more places) leaves this set.
+     */
+    private TreeSet<Long> olderAtWord = new TreeSet<>();
+    /**
+     * Turns told to go by {@link #claim} and not yet sent: two threads that both found the last
+     * place free must not both take it. Cleared by fresh word from the host.
+     */
+    private int claimed;
     /** A bound on {@link #unanswered}: attempts that never end must not grow it without end. */
     private static final int MAX_TRACKED = 4096;
 
@@ -82,11 +93,14 @@ public final class HintBudget {
      * A response answering the request sent as number {@code sentAs}, and what its headers said
      * (null: nothing). Returns a change of trust to log, or null.
      */
-    synchronized Change onResponse(RateLimitHint hint, boolean refused, long sentAs, long now) {
+    synchronized Change onResponse(RateLimitHint hint, boolean refused, long sentAs, long sendsSoFar, long now) {
         if (looked < LOOKS_BEFORE_GIVING_UP) {
             looked++;
         }
         unanswered.remove(sentAs);
+        if (hint != null && olderAtWord.remove(sentAs) && hint.remaining <= remaining) {
+            olderAtWord.add(sentAs); // counted after the word in force: its place is not in it
+        }
         if (trust == Trust.NONE && looked >= LOOKS_BEFORE_GIVING_UP && hint == null) {
             unanswered.clear(); // no hint in the first responses: nothing to count for
         }
@@ -112,11 +126,20 @@ public final class HintBudget {
         if (!hint.isComplete()) {
             return null;
         }
-        if (sentAs >= asOfSend || now + hint.resetMillis > resetsAt) { // the newer word, or a later allowance
-            resetsAt = hint.resetMillis > 0 ? now + hint.resetMillis : HostKnowledge.NO_MOMENT;
+        long newResetsAt = hint.resetMillis > 0 ? now + hint.resetMillis : HostKnowledge.NO_MOMENT;
+        TreeSet<Long> olderNow = new TreeSet<>(unanswered.headSet(sentAs));
+        long older = olderNow.size();
+        boolean laterAllowance = newResetsAt != HostKnowledge.NO_MOMENT && (resetsAt == HostKnowledge.NO_MOMENT
+                || newResetsAt > resetsAt + SAME_RESET_MILLIS || now >= resetsAt);
+        // Within one allowance, the word that leaves fewer places wins: responses are processed in another order than
+        // the portal answered them (other connections, other threads), so a later-numbered send's word may be older.
+        boolean fewerLeft = hint.remaining - (sendsSoFar - sentAs) - older < remaining - (sendsSoFar - asOfSend) - olderAtWord.size();
+        if (laterAllowance || (resetsAt != HostKnowledge.NO_MOMENT && newResetsAt != HostKnowledge.NO_MOMENT && fewerLeft)) {
+            resetsAt = newResetsAt;
             remaining = hint.remaining;
             asOfSend = sentAs;
-            olderUnanswered = unanswered.headSet(sentAs).size();
+            olderAtWord = olderNow;
+            claimed = 0;
         }
         if (trust == Trust.NONE) {
             trust = Trust.BELIEVED;
@@ -133,8 +156,20 @@ public final class HintBudget {
         if (trust != Trust.BELIEVED || resetsAt == HostKnowledge.NO_MOMENT || now >= resetsAt) {
             return 0;
         }
-        long left = remaining - (nextSend - 1 - asOfSend) - olderUnanswered;
+        long left = remaining - (nextSend - 1 - asOfSend) - olderAtWord.size() - claimed;
         return left > 0 ? 0 : resetsAt - now;
+    }
+
+    /**
+     * As {@link #waitAt}, for a turn about to go: when the allowance has room, one place of it is
+     * taken for this turn until its send is counted ({@link #onSent}); returns 0 then.
+     */
+    synchronized long claim(long now, long nextSend) {
+        long wait = waitAt(now, nextSend);
+        if (wait == 0 && trust == Trust.BELIEVED && resetsAt != HostKnowledge.NO_MOMENT && now < resetsAt) {
+            claimed++;
+        }
+        return wait;
     }
 
     /** Whether sends are tracked: while hints are believed, or a host's first responses are still looked at for them. */
@@ -147,6 +182,9 @@ public final class HintBudget {
     void onSent(long number) {
         if (tracking()) {
             synchronized (this) {
+                if (claimed > 0) {
+                    claimed--;
+                }
                 if (unanswered.size() >= MAX_TRACKED) {
                     unanswered.clear();
                 }
@@ -200,6 +238,7 @@ public final class HintBudget {
         distrustedBecause = why;
         resetsAt = HostKnowledge.NO_MOMENT;
         unanswered.clear();
+        olderAtWord.clear();
         return new Change(Trust.DISTRUSTED, last, why);
     }
 }

@@ -259,7 +259,15 @@ public final class HostState {
      * nothing): the hint budget's change of trust, to log, or null.
      */
     HintBudget.Change onHint(RateLimitHint hint, boolean refused, long sentAs, long now) {
-        return hints.onResponse(hint, refused, sentAs, now);
+        return hints.onResponse(hint, refused, sentAs, sends.get(), now);
+    }
+
+    /**
+     * The last check before a turn goes: 0 and one place of the believed hints' allowance taken for
+     * it, or how long to wait for their reset (another thread took the last place meanwhile).
+     */
+    long claimHint(long now) {
+        return hints.trust() == HintBudget.Trust.BELIEVED ? hints.claim(now, sends.get() + 1) : 0;
     }
 
     /** The attempt sent as {@code number} is over, answered or failed. */

@@ -47,6 +47,10 @@ final class TurnStep {
             return waitFor(hinted);
         }
         long wait = booked ? host.rebookIfRefusedSince(now) : host.reserveSlot(now);
-        return wait > 0 ? waitFor(wait) : GO;
+        if (wait > 0) {
+            return waitFor(wait);
+        }
+        long claimed = host.claimHint(now); // two threads must not both take the hints' last place
+        return claimed > 0 ? waitFor(claimed) : GO;
     }
 }
