@@ -31,6 +31,13 @@ final class AdaptivePace {
      */
     static final long MIN_CYCLE_MILLIS = 60_000;
 
+    /**
+     * The first cycle, from a first period's reading (a lower bound: a window half used by others, a
+     * recovery the backoff overshot), is shorter, so the reading is corrected soon; still no more
+     * than two probe refusals a minute.
+     */
+    static final long MIN_FIRST_CYCLE_MILLIS = 30_000;
+
     /** However slow the host, a reading taken low is corrected within a few of these. */
     static final long MAX_CYCLE_MILLIS = 20 * 60_000;
 
@@ -114,7 +121,7 @@ final class AdaptivePace {
     void fromPlateau(double rate, long now, long periodMillis) {
         restart(rate, now, 0, 1);
         if (periodMillis < Long.MAX_VALUE / PERIODS_PER_FIRST_CYCLE) {
-            cycleMillis = Math.max(MIN_CYCLE_MILLIS, Math.min(cycleMillis, PERIODS_PER_FIRST_CYCLE * periodMillis));
+            cycleMillis = Math.max(MIN_FIRST_CYCLE_MILLIS, Math.min(cycleMillis, PERIODS_PER_FIRST_CYCLE * periodMillis));
         }
         epochMillis = now - cycleMillis;
     }

@@ -116,9 +116,15 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         add(new Target("okhttp3.RealCall$AsyncCall").advise("execute/0", "okhttp.AsyncDoneAdvice").relocatable(OKHTTP, "execute()V"));
         add(new Target("okhttp3.internal.connection.RealCall$AsyncCall").advise("run/0", "okhttp.AsyncDoneAdvice")
                 .relocatable(OKHTTP, "run()V"));
+        // No lambdas on the start-up path (see AgentInstaller): plain loops.
         for (Target target : targets.values()) {
             if (target.root != null) {
-                relocatable.computeIfAbsent(target.simpleName, name -> new ArrayList<>()).add(target);
+                List<Target> sameName = relocatable.get(target.simpleName);
+                if (sameName == null) {
+                    sameName = new ArrayList<>();
+                    relocatable.put(target.simpleName, sameName);
+                }
+                sameName.add(target);
             }
         }
         for (String simpleName : relocatable.keySet()) {
@@ -129,7 +135,11 @@ public final class ClientInstrumentation implements ClassFileTransformer {
             simpleNamesByLastChar[last] = sameLast;
         }
         for (List<Target> sameName : relocatable.values()) { // the longest suffix first: okhttp3/internal/connection/RealCall before okhttp3/RealCall
-            sameName.sort((a, b) -> b.suffix.length() - a.suffix.length());
+            for (int i = 1; i < sameName.size(); i++) {
+                for (int j = i; j > 0 && sameName.get(j).suffix.length() > sameName.get(j - 1).suffix.length(); j--) {
+                    sameName.set(j, sameName.set(j - 1, sameName.get(j)));
+                }
+            }
         }
     }
 
