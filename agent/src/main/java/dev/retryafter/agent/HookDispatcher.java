@@ -10,12 +10,14 @@ import dev.retryafter.agent.instrument.JdkClientHooks;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
 import dev.retryafter.agent.instrument.commonshttp3.RefusedMethodBody;
+import dev.retryafter.agent.instrument.jetty.JettyExchanges;
 import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
 import dev.retryafter.agent.instrument.urlconnection.UrlConnectionExchanges;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
+import java.util.concurrent.Executor;
 
 /**
  * The agent's side of {@link AgentHooks}: casts back to the types the hooks could not name, and routes;
@@ -37,6 +39,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     private final ConnectionLeases leases;
     private final UrlConnectionExchanges urlConnections;
     private final OkHttpCalls okhttp;
+    private final JettyExchanges jetty;
     private final GoverningSwitch governing;
     private final Runnable firstUse;
     private final SelfGuardedStrategies selfGuarded;
@@ -60,6 +63,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
         this.depth = depth;
         this.urlConnections = new UrlConnectionExchanges(engine, depth);
         this.okhttp = new OkHttpCalls(engine, depth, loop);
+        this.jetty = new JettyExchanges(engine);
     }
 
     @Override
@@ -231,6 +235,18 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     @Override
     public void okhttpAsyncDone(Object okCall) {
         okhttp.asyncDone(okCall);
+    }
+
+    @Override
+    public boolean jettySend(Object request, Object listener, String scheme, String host, int port, boolean replayable,
+                             Executor executor) {
+        // Off, a request whose turn the agent granted is still let through: it holds a permit.
+        return jetty.send(request, listener, scheme, host, port, replayable, executor, governs());
+    }
+
+    @Override
+    public Object jettyRefusal(Object request, Object response, int status) {
+        return jetty.refusal(request, response, status);
     }
 
     /** Whether a new call is governed; if so, the first such call starts what waits for the application's first use. */

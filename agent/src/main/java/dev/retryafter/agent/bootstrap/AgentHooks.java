@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.LambdaForm$DontInline;
 import java.net.URL;
+import java.util.concurrent.Executor;
 
 /**
  * What instrumented client code calls. This class is defined by the bootstrap class loader, so
@@ -98,6 +99,12 @@ public final class AgentHooks {
 
         /** A status this thread's governed call retries itself: the client's own retry of it must not run beneath. */
         boolean isGovernedRefusal(int status);
+
+        /** Jetty's {@code HttpRequest.send(listener)}: true when the agent sends it itself, once its turn has come. */
+        boolean jettySend(Object request, Object listener, String scheme, String host, int port, boolean replayable, Executor executor);
+
+        /** A response's status line, no protocol handler of Jetty's taking it: the agent's handler for a governed refusal, else null. */
+        Object jettyRefusal(Object request, Object response, int status);
     }
 
     /**
@@ -273,5 +280,18 @@ public final class AgentHooks {
     public static boolean isGovernedRefusal(int status) {
         Dispatcher d = dispatcher;
         return d != null && d.isGovernedRefusal(status);
+    }
+
+    @DontInline @LambdaForm$DontInline
+    public static boolean jettySend(Object request, Object listener, String scheme, String host, int port, boolean replayable,
+                                    Executor executor) {
+        Dispatcher d = dispatcher;
+        return d != null && d.jettySend(request, listener, scheme, host, port, replayable, executor);
+    }
+
+    @DontInline @LambdaForm$DontInline
+    public static Object jettyRefusal(Object request, Object response, int status) {
+        Dispatcher d = dispatcher;
+        return d == null ? null : d.jettyRefusal(request, response, status);
     }
 }

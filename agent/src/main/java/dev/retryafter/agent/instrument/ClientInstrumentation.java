@@ -116,6 +116,9 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         add(new Target("okhttp3.RealCall$AsyncCall").advise("execute/0", "okhttp.AsyncDoneAdvice").relocatable(OKHTTP, "execute()V"));
         add(new Target("okhttp3.internal.connection.RealCall$AsyncCall").advise("run/0", "okhttp.AsyncDoneAdvice")
                 .relocatable(OKHTTP, "run()V"));
+        // Jetty 12: send() blocks on send(listener); the agent's handler takes governed refusals at their status line.
+        add(new Target("org.eclipse.jetty.client.transport.HttpRequest").advise("send/1", "jetty.SendAdvice"));
+        add(new Target("org.eclipse.jetty.client.HttpClient").advise("findProtocolHandler/2", "jetty.RefusalAdvice"));
         // No lambdas on the start-up path (see AgentInstaller): plain loops.
         for (Target target : targets.values()) {
             if (target.root != null) {

@@ -15,12 +15,13 @@ class UngovernedClientsTest {
     void aMarkedClassNamesItsClientOnce() {
         UngovernedClients clients = new UngovernedClients();
         clients.onLoaded("java/lang/String");
-        clients.onLoaded("org/eclipse/jetty/client/HttpClient");
-        clients.onLoaded("org/eclipse/jetty/client/HttpClient");
+        clients.onLoaded("org/eclipse/jetty/client/api/Request");
+        clients.onLoaded("org/eclipse/jetty/client/api/Request");
+        clients.onLoaded("org/eclipse/jetty/client/HttpClient"); // 12 governed, and 9.4-11 named by their api package
         clients.onLoaded("org/apache/hc/client5/http/impl/async/CloseableHttpAsyncClient");
         clients.onLoaded("org/apache/commons/httpclient/HttpClient"); // governed: not named
         assertEquals(List.of("Apache HttpAsyncClient 5 (org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient)",
-                "Jetty HttpClient (org.eclipse.jetty.client.HttpClient)"), clients.loaded());
+                "Jetty HttpClient 9.4-11 (org.eclipse.jetty.client.api.Request)"), clients.loaded());
     }
 
     @Test

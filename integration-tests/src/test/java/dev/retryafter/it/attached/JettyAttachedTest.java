@@ -1,0 +1,107 @@
+package dev.retryafter.it.attached;
+
+import dev.retryafter.it.harness.ScriptedServer;
+import dev.retryafter.it.harness.ScriptedServer.Reply;
+import org.eclipse.jetty.client.BufferingResponseListener;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.InputStreamRequestContent;
+import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.client.StringRequestContent;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Jetty 12's HttpClient, blocking {@code send()}, in this very JVM, which runs with the built agent
+ * attached; and its listener-based {@code send(listener)}, whose listeners hear the final exchange only.
+ */
+class JettyAttachedTest extends AbstractClientSuite {
+
+    private static final HttpClient CLIENT = new HttpClient();
+
+    @BeforeAll
+    static void start() throws Exception {
+        // No logback configuration in this module: Jetty's DEBUG lines would drown the report.
+        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("org.eclipse.jetty")).setLevel(ch.qos.logback.classic.Level.INFO);
+        CLIENT.start();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        CLIENT.stop();
+    }
+
+    @Override
+    int get(String url) throws Exception {
+        return CLIENT.newRequest(url).timeout(10, TimeUnit.SECONDS).send().getStatus();
+    }
+
+    @Override
+    int postOnce(String url, String body) throws Exception {
+        return CLIENT.POST(url).timeout(10, TimeUnit.SECONDS)
+                .body(new InputStreamRequestContent(new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8))))
+                .send().getStatus();
+    }
+
+    @Override
+    int postReplayable(String url, String body) throws Exception {
+        return CLIENT.POST(url).timeout(10, TimeUnit.SECONDS).body(new StringRequestContent(body)).send().getStatus();
+    }
+
+    @Test
+    void jettyListenersHearTheFinalExchangeOnly() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n < 2 ? Reply.refused("0") : Reply.ok())) {
+            List<Integer> begun = new CopyOnWriteArrayList<>();
+            List<Integer> headed = new CopyOnWriteArrayList<>();
+            CompletableFuture<Result> done = new CompletableFuture<>();
+            CompletableFuture<String> body = new CompletableFuture<>();
+            CLIENT.newRequest(server.url("/records/1")).timeout(10, TimeUnit.SECONDS)
+                    .onResponseBegin(response -> begun.add(response.getStatus()))
+                    .onResponseHeaders(response -> headed.add(response.getStatus()))
+                    .send(new BufferingResponseListener() {
+                        @Override
+                        public void onComplete(Result result) {
+                            body.complete(getContentAsString());
+                            done.complete(result);
+                        }
+                    });
+            Result result = done.get(20, TimeUnit.SECONDS);
+            assertEquals(200, result.getResponse().getStatus());
+            assertEquals(List.of(200), begun);
+            assertEquals(List.of(200), headed);
+            assertEquals(3, server.requests());
+        }
+    }
+
+    @Test
+    void jettyTheLastRefusalReachesTheListenersWithItsBody() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> new Reply(503, "0", 32))) {
+            List<Integer> begun = new CopyOnWriteArrayList<>();
+            CompletableFuture<Result> done = new CompletableFuture<>();
+            CompletableFuture<Integer> length = new CompletableFuture<>();
+            CLIENT.newRequest(server.url("/records/1")).timeout(10, TimeUnit.SECONDS)
+                    .onResponseBegin(response -> begun.add(response.getStatus()))
+                    .send(new BufferingResponseListener() {
+                        @Override
+                        public void onComplete(Result result) {
+                            length.complete(getContent().length);
+                            done.complete(result);
+                        }
+                    });
+            Result result = done.get(20, TimeUnit.SECONDS);
+            assertEquals(503, result.getResponse().getStatus());
+            assertEquals(List.of(503), begun);
+            assertEquals(32, length.get());
+            assertEquals(MAX_ATTEMPTS, server.requests());
+        }
+    }
+}
