@@ -17,9 +17,10 @@ class UngovernedClientsTest {
         clients.onLoaded("java/lang/String");
         clients.onLoaded("org/eclipse/jetty/client/HttpClient");
         clients.onLoaded("org/eclipse/jetty/client/HttpClient");
-        clients.onLoaded("org/apache/hc/client5/http/impl/async/CloseableHttpAsyncClient");
+        clients.onLoaded("org/apache/http/impl/nio/client/CloseableHttpAsyncClient");
+        clients.onLoaded("org/apache/hc/client5/http/impl/async/CloseableHttpAsyncClient"); // governed: not named
         clients.onLoaded("org/apache/commons/httpclient/HttpClient"); // governed: not named
-        assertEquals(List.of("Apache HttpAsyncClient 5 (org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient)",
+        assertEquals(List.of("Apache HttpAsyncClient 4 (org.apache.http.impl.nio.client.CloseableHttpAsyncClient)",
                 "Jetty HttpClient (org.eclipse.jetty.client.HttpClient)"), clients.loaded());
     }
 
