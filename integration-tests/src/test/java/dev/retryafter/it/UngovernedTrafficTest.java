@@ -31,9 +31,13 @@ class UngovernedTrafficTest {
         return run.agentLines().stream().filter(line -> line.contains(text)).collect(Collectors.toList());
     }
 
+    /**
+     * Apache's async client, once the example of traffic named at exit, is governed now: its requests count as
+     * governed and nothing is said. (The exit line's naming of an ungoverned client is UngovernedClientsTest's.)
+     */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Jdk.class, names = {"JAVA_17", "JAVA_25"}) // its apps are Java 17 bytecode
-    void apachesAsyncClientIsNamedAtExit(Jdk jdk) throws Exception {
+    void apachesAsyncClientIsGovernedAndNotNamedAtExit(Jdk jdk) throws Exception {
         try (ScriptedServer server = new ScriptedServer(n -> Reply.ok())) {
             Path report = Files.createTempFile(ChildJvm.workDir(), "report-", ".json");
             ChildJvm.Result run = new ChildJvm(jdk).withAgent("report=" + report)
@@ -43,12 +47,8 @@ class UngovernedTrafficTest {
                     .run();
             assertEquals(0, run.exitCode, run::toString);
             assertEquals(2, server.requests(), "the app's two requests, sent");
-            List<String> named = lines(run, "ungoverned HTTP");
-            assertEquals(1, named.size(), run::toString);
-            assertTrue(named.get(0).contains("Apache HttpAsyncClient 5"), named::toString);
-            assertTrue(named.get(0).contains("no request was governed at all"), named::toString);
-            assertTrue(Files.readString(report).contains("\"ungoverned\": \"ungoverned HTTP: this JVM loaded Apache HttpAsyncClient 5"),
-                    "the JSON report says so too");
+            assertEquals(0, lines(run, "ungoverned HTTP").size(), run::toString);
+            assertEquals(0, lines(run, "no request was governed").size(), run::toString);
         }
     }
 

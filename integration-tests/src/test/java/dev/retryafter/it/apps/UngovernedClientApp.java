@@ -9,7 +9,7 @@ import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import java.net.URI;
 import java.util.concurrent.TimeUnit;
 
-/** GETs each URL once with Apache's async client, which the agent does not govern, and prints each status. */
+/** GETs each URL once with Apache's async client (governed since 5.x async joined the agent), and prints each status. */
 public final class UngovernedClientApp {
 
     private UngovernedClientApp() {
