@@ -9,6 +9,7 @@ import dev.retryafter.agent.instrument.ConnectionLeases;
 import dev.retryafter.agent.instrument.JdkClientHooks;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
+import dev.retryafter.agent.instrument.apache5async.Apache5AsyncCalls;
 import dev.retryafter.agent.instrument.commonshttp3.RefusedMethodBody;
 import dev.retryafter.agent.instrument.jetty.JettyExchanges;
 import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
@@ -40,6 +41,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     private final UrlConnectionExchanges urlConnections;
     private final OkHttpCalls okhttp;
     private final JettyExchanges jetty;
+    private final Apache5AsyncCalls apache5Async;
     private final GoverningSwitch governing;
     private final Runnable firstUse;
     private final SelfGuardedStrategies selfGuarded;
@@ -64,6 +66,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
         this.urlConnections = new UrlConnectionExchanges(engine, depth);
         this.okhttp = new OkHttpCalls(engine, depth, loop);
         this.jetty = new JettyExchanges(engine);
+        this.apache5Async = new Apache5AsyncCalls(engine, depth);
     }
 
     @Override
@@ -271,5 +274,28 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
             AgentLog.failure("reading a status for a retry strategy", t);
             return false; // the client's own retry decides, as without the agent
         }
+    }
+
+    @Override
+    public boolean isGovernedRefusal(int status, Object asyncCall) {
+        try {
+            Call call = depth.current();
+            if (call == null && asyncCall instanceof Call) {
+                call = (Call) asyncCall;
+            }
+            return call != null && call.answersRefusal(status);
+        } catch (Throwable t) {
+            AgentLog.failure("reading a status for a retry strategy", t);
+            return false;
+        }
+    }
+
+    @Override
+    public Object apache5AsyncExecute(Object client, Object target, Object producer, Object consumer, Object pushHandlerFactory,
+                                      Object context, Object callback) {
+        if (!governs()) {
+            return null;
+        }
+        return apache5Async.execute(client, target, producer, consumer, pushHandlerFactory, context, callback);
     }
 }

@@ -105,7 +105,26 @@ public final class AgentHooks {
 
         /** A response's status line, no protocol handler of Jetty's taking it: the agent's handler for a governed refusal, else null. */
         Object jettyRefusal(Object request, Object response, int status);
+
+        /**
+         * As {@link #isGovernedRefusal(int)}, or, off the thread of any governed call, for {@code asyncCall}: the
+         * {@link #GOVERNED_CALL} attribute of an asynchronous exchange's context (null for none).
+         */
+        boolean isGovernedRefusal(int status, Object asyncCall);
+
+        /**
+         * Apache HttpAsyncClient 5's {@code doExecute}: a {@code Future} the agent completes with the final outcome,
+         * or null to run the original method.
+         */
+        Object apache5AsyncExecute(Object client, Object target, Object producer, Object consumer, Object pushHandlerFactory,
+                                   Object context, Object callback);
     }
+
+    /**
+     * The attribute of an asynchronous exchange's context that holds its governed call: a retry strategy asked
+     * about its response on an I/O thread, where no governed call is this thread's, finds it there.
+     */
+    public static final String GOVERNED_CALL = "dev.retryafter.agent.call";
 
     /**
      * No status below this is a refusal: a policy names 4xx and 5xx statuses only. Advice reads a
@@ -293,5 +312,18 @@ public final class AgentHooks {
     public static Object jettyRefusal(Object request, Object response, int status) {
         Dispatcher d = dispatcher;
         return d == null ? null : d.jettyRefusal(request, response, status);
+    }
+
+    @DontInline @LambdaForm$DontInline
+    public static boolean isGovernedRefusal(int status, Object asyncCall) {
+        Dispatcher d = dispatcher;
+        return d != null && d.isGovernedRefusal(status, asyncCall);
+    }
+
+    @DontInline @LambdaForm$DontInline
+    public static Object apache5AsyncExecute(Object client, Object target, Object producer, Object consumer, Object pushHandlerFactory,
+                                             Object context, Object callback) {
+        Dispatcher d = dispatcher;
+        return d == null ? null : d.apache5AsyncExecute(client, target, producer, consumer, pushHandlerFactory, context, callback);
     }
 }

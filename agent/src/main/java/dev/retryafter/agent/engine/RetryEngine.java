@@ -152,6 +152,11 @@ public final class RetryEngine {
         return store.forget(lowerCase(key));
     }
 
+    /** How an asynchronous adapter waits on a timer of its own (a refused body's bound): the engine's delay thread. */
+    public Delays delays() {
+        return delays;
+    }
+
     public long now() {
         return clock.millis();
     }

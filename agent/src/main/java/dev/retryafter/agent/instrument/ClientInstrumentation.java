@@ -81,6 +81,11 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         add(new Target("org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy")
                 .advise("retryRequest/3", "apache5.DefaultRetryStrategyAdvice").guardsItself()
                 .relocatable(APACHE5, "retryRequest(Lorg/apache/hc/core5/http/HttpResponse;ILorg/apache/hc/core5/http/protocol/HttpContext;)Z"));
+        // HttpAsyncClient 5: every execute overload meets in doExecute/6, HTTP/1.1 and H2 alike; its retry exec is guarded as classic's.
+        for (String client : new String[] {"InternalAbstractHttpAsyncClient", "AbstractMinimalHttpAsyncClientBase"}) {
+            add(new Target("org.apache.hc.client5.http.impl.async." + client).advise("doExecute/6", "apache5async.ExecuteAdvice"));
+        }
+        add(new Target("org.apache.hc.client5.http.impl.async.AsyncHttpRequestRetryExec").advise("<init>/1", "apache5.RetryStrategyAdvice"));
         for (String client : new String[] {"InternalHttpClient", "MinimalHttpClient", "AbstractHttpClient"}) {
             add(new Target("org.apache.http.impl.client." + client).advise("doExecute/3", "apache4.ExecuteAdvice")
                     .relocatable(APACHE4, "doExecute(Lorg/apache/http/HttpHost;Lorg/apache/http/HttpRequest;Lorg/apache/http/protocol/HttpContext;)"

@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument;
 
 import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.engine.Call;
 
 import java.lang.reflect.InvocationHandler;
@@ -53,9 +54,12 @@ public final class RetryStrategyGuard implements InvocationHandler {
         }
         Route route = taken.route;
         Call call = depth.current();
-        if (call != null && route.asksAboutAResponse) {
+        if (route.asksAboutAResponse) {
             try {
-                if (call.answersRefusal(status(args[0]))) {
+                if (call == null) {
+                    call = asyncCall(args[2]); // the async client asks on an I/O thread: its exchange's context holds the call
+                }
+                if (call != null && call.answersRefusal(status(args[0]))) {
                     return Boolean.FALSE;
                 }
             } catch (Throwable t) { // the agent's own: the application's strategy is called below, outside this
@@ -166,17 +170,33 @@ public final class RetryStrategyGuard implements InvocationHandler {
         return (Integer) value;
     }
 
+    /** {@code getAttribute(String)} of a context class, found once per class. */
+    private static final ClassValue<Method> ATTRIBUTE_READERS = new ClassValue<Method>() {
+        @Override
+        protected Method computeValue(Class<?> type) {
+            Method reader = publicMethod(type, "getAttribute", String.class);
+            return reader == null ? null : accessibleCopy(reader);
+        }
+    };
+
+    /** The governed call an asynchronous exchange's context holds ({@link AgentHooks#GOVERNED_CALL}), or null. */
+    private static Call asyncCall(Object context) throws ReflectiveOperationException {
+        Method reader = context == null ? null : ATTRIBUTE_READERS.get(context.getClass());
+        Object call = reader == null ? null : reader.invoke(context, AgentHooks.GOVERNED_CALL);
+        return call instanceof Call ? (Call) call : null;
+    }
+
     /** The method as a public interface declares it: response classes themselves need not be public. */
-    private static Method publicMethod(Class<?> type, String name) {
+    private static Method publicMethod(Class<?> type, String name, Class<?>... parameters) {
         for (Class<?> c = type; c != null; c = c.getSuperclass()) {
             if (c.isInterface()) {
-                Method m = method(c, name);
+                Method m = method(c, name, parameters);
                 if (m != null) {
                     return m;
                 }
             }
             for (Class<?> i : c.getInterfaces()) {
-                Method m = method(i, name);
+                Method m = method(i, name, parameters);
                 if (m != null) {
                     return m;
                 }
@@ -185,9 +205,9 @@ public final class RetryStrategyGuard implements InvocationHandler {
         return null;
     }
 
-    private static Method method(Class<?> type, String name) {
+    private static Method method(Class<?> type, String name, Class<?>... parameters) {
         try {
-            return type.getMethod(name);
+            return type.getMethod(name, parameters);
         } catch (NoSuchMethodException e) {
             return null;
         }

@@ -81,7 +81,9 @@ class ClientInstrumentationTest {
         assertTrue(instrumentation.classNames().contains("sun.net.www.protocol.http.HttpURLConnection"));
         assertTrue(instrumentation.classNames().contains("okhttp3.RealCall"), "OkHttp 3.x");
         assertTrue(instrumentation.classNames().contains("org.eclipse.jetty.client.transport.HttpRequest"), "Jetty 12");
-        assertEquals(23, instrumentation.classNames().size());
+        assertTrue(instrumentation.classNames().contains("org.apache.hc.client5.http.impl.async.InternalAbstractHttpAsyncClient"),
+                "HttpAsyncClient 5");
+        assertEquals(26, instrumentation.classNames().size());
     }
 
     private static java.util.Set<String> members(Class<?> type) {

@@ -9,10 +9,10 @@ import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import java.net.URI;
 import java.util.concurrent.TimeUnit;
 
-/** GETs each URL once with Apache's async client, which the agent does not govern, and prints each status. */
-public final class UngovernedClientApp {
+/** GETs each URL once with Apache's async client (governed since 5.x async joined the agent), and prints each status. */
+public final class AsyncClient5App {
 
-    private UngovernedClientApp() {
+    private AsyncClient5App() {
     }
 
     public static void main(String[] args) throws Exception {

@@ -1,0 +1,40 @@
+package dev.retryafter.agent.instrument.apache5async;
+
+import dev.retryafter.agent.bootstrap.AgentHooks;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.implementation.bytecode.assign.Assigner;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
+import org.apache.hc.core5.http.protocol.HttpContext;
+
+/**
+ * HttpAsyncClient 5's {@code doExecute(target, producer, consumer, pushHandlerFactory, context, callback)}, where
+ * every {@code execute} overload meets ({@code InternalAbstractHttpAsyncClient}'s, HTTP/1.1 and H2, and the
+ * minimal clients'): the agent answers with a future of its own and runs the exchange itself
+ * ({@code Apache5AsyncCalls}), or the method runs as it always did. A null context is the client's to
+ * replace with a new one; the agent does so itself, so that its retry strategy finds the governed call in it.
+ * Inlined into the client: its types, and calls to the bootstrap {@link AgentHooks} only.
+ */
+public final class ExecuteAdvice {
+
+    private ExecuteAdvice() {
+    }
+
+    @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
+    static Object enter(@Advice.This Object client, @Advice.Argument(0) Object target, @Advice.Argument(1) Object producer,
+                        @Advice.Argument(2) Object consumer, @Advice.Argument(3) Object pushHandlerFactory,
+                        @Advice.Argument(4) HttpContext context, @Advice.Argument(5) Object callback) {
+        if (producer == null || consumer == null) {
+            return null; // the client's to refuse
+        }
+        return AgentHooks.apache5AsyncExecute(client, target, producer, consumer, pushHandlerFactory,
+                context != null ? context : HttpClientContext.create(), callback);
+    }
+
+    @Advice.OnMethodExit
+    static void exit(@Advice.Enter Object governed,
+                     @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object future) {
+        if (governed != null) {
+            future = governed;
+        }
+    }
+}
