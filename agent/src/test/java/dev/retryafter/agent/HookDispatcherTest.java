@@ -6,6 +6,7 @@ import dev.retryafter.agent.engine.DecisionListener;
 import dev.retryafter.agent.engine.HintBudget;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.HostState;
+import dev.retryafter.agent.engine.InMemoryKnowledgeStore;
 import dev.retryafter.agent.engine.Policy;
 import dev.retryafter.agent.engine.PolicyLookup;
 import dev.retryafter.agent.engine.RetryEngine;
@@ -59,6 +60,41 @@ class HookDispatcherTest {
         Object next = dispatcher.begin("https", "portal.example", 443, true);
         assertTrue(dispatcher.wantsHeaders(next, 200), "every response of a host whose hints are believed");
         assertFalse(dispatcher.shouldRetry(next, 200, null));
+    }
+
+    @Test
+    void hintsFoundFalseByAnEarlierRunAreNotBelievedAgain() throws Exception {
+        InMemoryKnowledgeStore known = new InMemoryKnowledgeStore();
+        known.distrustHints("portal.example:443", "refused when 6 should have been left");
+        List<String> said = new CopyOnWriteArrayList<>();
+        RetryEngine remembering = RetryEngine.builder().knowledge(known).listener(new DecisionListener() {
+            @Override
+            public void onHints(HostState host, HintBudget.Change change) {
+                said.add(change.toString());
+            }
+
+            @Override
+            public void onRefusal(HostState host, Decision decision) {
+            }
+
+            @Override
+            public void onRecharacterised(HostState host, CharacterisationChange change) {
+            }
+
+            @Override
+            public void onHeldRequest(HostState host, HostHeldException failure) {
+            }
+        }).policies(PolicyLookup.everyHost(Policy.builder().build())).build();
+        HookDispatcher hooks = new HookDispatcher(remembering, new CallDepth());
+        Object call = hooks.begin("https", "portal.example", 443, true);
+        assertTrue(hooks.wantsHeaders(call, 200));
+        hooks.header(call, "X-RateLimit-Limit", "20");
+        hooks.header(call, "X-RateLimit-Remaining", "19");
+        hooks.header(call, "X-RateLimit-Reset", "2");
+        assertFalse(hooks.shouldRetry(call, 200, null));
+        assertEquals(1, said.size(), said::toString);
+        assertTrue(said.get(0).startsWith("rate-limit hints distrusted: refused when 6 should have been left, as found before"), said.get(0));
+        assertTrue(remembering.host("portal.example:443").hints().startsWith("distrusted"), remembering.host("portal.example:443").hints());
     }
 
     @Test

@@ -25,9 +25,11 @@ public final class Demo {
         DemoOptions options = DemoOptions.parse(args);
         System.out.println("Scraping " + Behaviour.values().length + " lying portals (" + options.records + " records each, "
                 + options.threads + " threads, client " + options.client + ") without and with the agent...");
+        long start = System.nanoTime();
         List<DemoRun.Row> rows = run(options);
         System.out.println();
         System.out.print(DemoTable.render(rows, options));
+        System.out.printf(java.util.Locale.ROOT, "  The demo took %.0f s.%n", (System.nanoTime() - start) / 1e9);
     }
 
     /** Every portal, each mode; the portals run side by side, each in its own JVM, so the demo takes about a minute. */

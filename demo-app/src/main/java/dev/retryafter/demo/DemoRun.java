@@ -52,7 +52,7 @@ public final class DemoRun {
             }
             command.addAll(List.of("-cp", options.classpath, "dev.retryafter.demo.scraper.LegacyScraper",
                     "--client", options.client, "--url", portal.baseUrl(), "--records", Integer.toString(options.records),
-                    "--threads", Integer.toString(options.threads), "--timeout", "10"));
+                    "--threads", Integer.toString(options.threads), "--timeout", "60"));
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
             builder.environment().putAll(options.javaEnvironment());
             Process process = builder.start();

@@ -11,51 +11,70 @@ import java.util.Locale;
 /** The demo's table: a row per portal, what it counted without the agent beside what it counted with it. */
 final class DemoTable {
 
-    private static final String ROW = "%-20s | %7s %7s %5s %8s %6s | %7s %7s %5s %8s %7s %6s  %-19s %8s%n";
+    private static final String ROW = "%-20s | %7s %7s %5s %6s %8s %6s | %7s %7s %5s %6s %8s %7s %6s  %-19s %8s%n";
 
     private DemoTable() {
     }
 
     static String render(List<DemoRun.Row> rows, DemoOptions options) throws IOException {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%-20s | %-40s | %s%n", "", "WITHOUT the agent", "WITH the agent"));
-        out.append(String.format(Locale.ROOT, ROW, "portal", "fetched", "refused", "app", "min gap", "wall",
-                "fetched", "refused", "app", "min gap", "slept", "wall", "category", "pace/min"));
+        out.append(String.format(Locale.ROOT, "%-20s | %-47s | %s%n", "", "WITHOUT the agent", "WITH the agent"));
+        out.append(String.format(Locale.ROOT, ROW, "portal", "fetched", "refused", "app", "errors", "min gap", "wall",
+                "fetched", "refused", "app", "errors", "min gap", "slept", "wall", "category", "pace/min"));
         for (Behaviour behaviour : Behaviour.values()) {
             DemoRun.Row without = find(rows, behaviour, false);
             DemoRun.Row with = find(rows, behaviour, true);
             out.append(String.format(Locale.ROOT, ROW, behaviour.label(),
-                    fetched(without), refused(without), appSaw(without), gap(without), wall(without),
-                    fetched(with), refused(with), appSaw(with), gap(with), slept(with), wall(with),
+                    fetched(without), refused(without), appSaw(without), errors(without), gap(without), wall(without),
+                    fetched(with), refused(with), appSaw(with), errors(with), gap(with), slept(with), wall(with),
                     with == null ? "" : with.agent.text("category"), pace(with)));
         }
-        out.append("\n  fetched: records the scraper got; refused: refusals the portal sent; app: refusals and errors the\n"
-                + "  application saw (lost records); min gap: the shortest time from a refusal to the same thread's next\n"
-                + "  request; slept: the agent's longest single wait; pace: what it learned, in requests per minute.\n\n");
+        out.append("\n  fetched: records the scraper got; refused: refusals the portal sent; app: refusals the application\n"
+                + "  saw (records lost to the portal); errors: the scraper's own failures, such as a timeout on a loaded\n"
+                + "  machine (records lost, but not refused); min gap: the shortest time from a refusal to the same thread's\n"
+                + "  next request; slept: the agent's longest single wait; pace: what it learned, in requests per minute.\n\n");
         out.append(verdict(rows, options));
         out.append("  Logs and the agent's reports: ").append(options.workDir.toAbsolutePath()).append('\n');
         return out.toString();
     }
 
-    /** The claims, checked against the portals' own counts. */
+    /** The claims, checked against the portals' own counts; lost records apart from the scraper's own errors. */
     private static String verdict(List<DemoRun.Row> rows, DemoOptions options) throws IOException {
-        int lost = 0;
+        int refusedWithout = 0;
+        int errorsWithout = 0;
+        int refusedWith = 0;
+        int errorsWith = 0;
         long shortestGap = Long.MAX_VALUE;
         double longestSleep = 0;
+        boolean anyWithout = false;
         for (DemoRun.Row row : rows) {
             if (row.withAgent) {
-                lost += row.scraper.records - row.scraper.fetched;
+                refusedWith += row.scraper.refused;
+                errorsWith += row.scraper.failed;
                 if (row.portal.shortestGapAfterOwnRefusalMillis >= 0) {
                     shortestGap = Math.min(shortestGap, row.portal.shortestGapAfterOwnRefusalMillis);
                 }
                 longestSleep = Math.max(longestSleep, row.agent.number("longestSleepMillis"));
+            } else {
+                anyWithout = true;
+                refusedWithout += row.scraper.refused;
+                errorsWithout += row.scraper.failed;
             }
         }
-        return String.format(Locale.ROOT, "  With the agent: %s; shortest gap after a refusal %s (min-sleep %s); "
+        StringBuilder out = new StringBuilder();
+        if (anyWithout) {
+            out.append(String.format(Locale.ROOT, "  Without the agent: %s.%n", lost(refusedWithout, errorsWithout)));
+        }
+        out.append(String.format(Locale.ROOT, "  With the agent: %s; shortest gap after a refusal %s (min-sleep %s); "
                         + "longest sleep %.1fs (max-sleep %s).%n",
-                lost == 0 ? "every portal yielded all its records" : lost + " records lost",
+                refusedWith + errorsWith == 0 ? "every portal yielded all its records" : lost(refusedWith, errorsWith),
                 shortestGap == Long.MAX_VALUE ? "none" : shortestGap + " ms",
-                setting(options, "default.min-sleep"), longestSleep / 1000, setting(options, "default.max-sleep"));
+                setting(options, "default.min-sleep"), longestSleep / 1000, setting(options, "default.max-sleep")));
+        return out.toString();
+    }
+
+    private static String lost(int refused, int errors) {
+        return String.format(Locale.ROOT, "%d records lost to refusals, %d to the scraper's own errors", refused, errors);
     }
 
     private static DemoRun.Row find(List<DemoRun.Row> rows, Behaviour behaviour, boolean withAgent) {
@@ -76,7 +95,11 @@ final class DemoTable {
     }
 
     private static String appSaw(DemoRun.Row row) {
-        return row == null ? "" : Integer.toString(row.scraper.refused + row.scraper.failed);
+        return row == null ? "" : Integer.toString(row.scraper.refused);
+    }
+
+    private static String errors(DemoRun.Row row) {
+        return row == null ? "" : Integer.toString(row.scraper.failed);
     }
 
     private static String gap(DemoRun.Row row) {

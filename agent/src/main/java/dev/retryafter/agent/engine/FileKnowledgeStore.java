@@ -170,7 +170,7 @@ public final class FileKnowledgeStore implements KnowledgeStore {
         PaceSchedule pace = known.pace == null ? null
                 : new PaceSchedule(known.pace.refusedRatePerSecond(), now, known.pace.cycleMillis());
         return new HostKnowledge(known.notBeforeMillis, known.nextSlotMillis, known.holdUntilMillis, known.holdReason, pace,
-                known.paceLearnedAtMillis, known.learnedCeiling, null, known.streaks, known.costsSinceMillis);
+                known.paceLearnedAtMillis, known.learnedCeiling, null, known.streaks, known.costsSinceMillis, known.hintsDistrusted);
     }
 
     @Override
@@ -191,6 +191,11 @@ public final class FileKnowledgeStore implements KnowledgeStore {
     @Override
     public void holdUntil(String host, long moment, String reason) {
         memory.holdUntil(host, moment, reason);
+    }
+
+    @Override
+    public void distrustHints(String host, String why) {
+        memory.distrustHints(host, why);
     }
 
     @Override

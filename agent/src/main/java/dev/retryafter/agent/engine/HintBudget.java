@@ -233,6 +233,15 @@ public final class HintBudget {
         return leftAtSend >= 2 ? distrust(String.format(Locale.ROOT, "refused when %d should have been left", leftAtSend)) : null;
     }
 
+    /** The first hint of a host whose hints an earlier run found false ({@link HostKnowledge#hintsDistrusted()}). */
+    synchronized Change distrustedBefore(RateLimitHint hint, String why) {
+        if (trust != Trust.NONE) {
+            return null;
+        }
+        last = hint;
+        return distrust(why + ", as found before");
+    }
+
     private Change distrust(String why) {
         trust = Trust.DISTRUSTED;
         distrustedBecause = why;

@@ -49,11 +49,21 @@ public final class HostKnowledge implements Serializable {
     final List<FinishedStreak> streaks;
     /** Refusal costs of streaks begun before this moment are forgotten: the category changed then. */
     final long costsSinceMillis;
+    /** Why the host's rate-limit hints are not believed (a run before this one may have found it); null: no verdict against them. */
+    final String hintsDistrusted;
     private transient volatile Characterisation characterisation;
 
     HostKnowledge(long notBeforeMillis, long nextSlotMillis, long holdUntilMillis, String holdReason, PaceSchedule pace,
                   long paceLearnedAtMillis, int learnedCeiling, OpenStreak streak, List<FinishedStreak> streaks,
                   long costsSinceMillis) {
+        this(notBeforeMillis, nextSlotMillis, holdUntilMillis, holdReason, pace, paceLearnedAtMillis, learnedCeiling, streak, streaks,
+                costsSinceMillis, null);
+    }
+
+    HostKnowledge(long notBeforeMillis, long nextSlotMillis, long holdUntilMillis, String holdReason, PaceSchedule pace,
+                  long paceLearnedAtMillis, int learnedCeiling, OpenStreak streak, List<FinishedStreak> streaks,
+                  long costsSinceMillis, String hintsDistrusted) {
+        this.hintsDistrusted = hintsDistrusted;
         this.notBeforeMillis = notBeforeMillis;
         this.nextSlotMillis = nextSlotMillis;
         this.holdUntilMillis = holdUntilMillis;
@@ -144,6 +154,11 @@ public final class HostKnowledge implements Serializable {
         return moment(costsSinceMillis);
     }
 
+    /** Why the host's rate-limit hints are not believed; empty while nothing has contradicted them. */
+    public Optional<String> hintsDistrusted() {
+        return Optional.ofNullable(hintsDistrusted);
+    }
+
     /** The category the evidence shows and its median ratio (ignoring any pinned category). */
     public Characterisation characterisation() {
         Characterisation known = characterisation;
@@ -203,6 +218,12 @@ public final class HostKnowledge implements Serializable {
                 paceLearnedAtMillis, learnedCeiling, streak, streaks, moment);
     }
 
+    /** The host's hints contradicted themselves: never believed again. The first verdict's reason stands. */
+    HostKnowledge withHintsDistrusted(String why) {
+        return hintsDistrusted != null || why == null ? this : new HostKnowledge(notBeforeMillis, nextSlotMillis, holdUntilMillis,
+                holdReason, pace, paceLearnedAtMillis, learnedCeiling, streak, streaks, costsSinceMillis, why);
+    }
+
     HostKnowledge withStreak(OpenStreak open) {
         return copy(notBeforeMillis, nextSlotMillis, holdUntilMillis, holdReason, pace, paceLearnedAtMillis, learnedCeiling, open,
                 streaks, costsSinceMillis);
@@ -224,6 +245,7 @@ public final class HostKnowledge implements Serializable {
         if (other.pace != null && other.paceLearnedAtMillis >= merged.paceLearnedAtMillis) {
             merged = merged.withPace(other.pace, other.paceLearnedAtMillis, other.learnedCeiling);
         }
+        merged = merged.withHintsDistrusted(other.hintsDistrusted);
         if (other.streak != null && (merged.streak == null || other.streak.startedAtMillis() > merged.streak.startedAtMillis())) {
             merged = merged.withStreak(other.streak);
         }
@@ -250,7 +272,8 @@ public final class HostKnowledge implements Serializable {
 
     private HostKnowledge copy(long notBefore, long nextSlot, long holdUntil, String reason, PaceSchedule pace, long paceLearnedAt,
                                int ceiling, OpenStreak streak, List<FinishedStreak> streaks, long costsSince) {
-        return new HostKnowledge(notBefore, nextSlot, holdUntil, reason, pace, paceLearnedAt, ceiling, streak, streaks, costsSince);
+        return new HostKnowledge(notBefore, nextSlot, holdUntil, reason, pace, paceLearnedAt, ceiling, streak, streaks, costsSince,
+                hintsDistrusted);
     }
 
     private static OptionalLong moment(long millis) {
@@ -266,7 +289,7 @@ public final class HostKnowledge implements Serializable {
         return notBeforeMillis == k.notBeforeMillis && nextSlotMillis == k.nextSlotMillis && holdUntilMillis == k.holdUntilMillis
                 && Objects.equals(holdReason, k.holdReason) && Objects.equals(pace, k.pace) && paceLearnedAtMillis == k.paceLearnedAtMillis
                 && learnedCeiling == k.learnedCeiling && Objects.equals(streak, k.streak) && streaks.equals(k.streaks)
-                && costsSinceMillis == k.costsSinceMillis;
+                && costsSinceMillis == k.costsSinceMillis && Objects.equals(hintsDistrusted, k.hintsDistrusted);
     }
 
     @Override
@@ -277,6 +300,7 @@ public final class HostKnowledge implements Serializable {
     @Override
     public String toString() {
         return "HostKnowledge[v" + VERSION + " notBefore " + notBefore() + ", nextSlot " + nextSlot() + ", hold " + holdUntil()
-                + ", pace " + pace + ", ceiling " + learnedCeiling() + ", open " + streak + ", streaks " + streaks + "]";
+                + ", pace " + pace + ", ceiling " + learnedCeiling() + ", open " + streak + ", streaks " + streaks
+                + (hintsDistrusted == null ? "" : ", hints distrusted: " + hintsDistrusted) + "]";
     }
 }

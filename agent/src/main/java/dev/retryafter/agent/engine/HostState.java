@@ -46,6 +46,8 @@ public final class HostState {
 
     /** What the host's rate-limit headers allow, while they are believed. */
     private final HintBudget hints = new HintBudget();
+    /** Whether the store's verdict on the host's hints was read: once, at its first hint. */
+    private volatile boolean verdictRead;
     /** Requests sent, each numbered by it ({@link #onSent}); counted without the lock: see the class comment. */
     private final AtomicLong sends = new AtomicLong();
     /**
@@ -259,7 +261,19 @@ public final class HostState {
      * nothing): the hint budget's change of trust, to log, or null.
      */
     HintBudget.Change onHint(RateLimitHint hint, boolean refused, long sentAs, long now) {
-        return hints.onResponse(hint, refused, sentAs, sends.get(), now);
+        if (hint != null && hints.trust() == HintBudget.Trust.NONE && !verdictRead) {
+            // A verdict of an earlier run (the state file) or of another JVM of the fleet stands: a host that lied is not believed again.
+            verdictRead = true;
+            Optional<String> before = store.readThrough(key).hintsDistrusted();
+            if (before.isPresent()) {
+                return hints.distrustedBefore(hint, before.get());
+            }
+        }
+        HintBudget.Change change = hints.onResponse(hint, refused, sentAs, sends.get(), now);
+        if (change != null && !change.isBelief()) {
+            store.distrustHints(key, change.why);
+        }
+        return change;
     }
 
     /**

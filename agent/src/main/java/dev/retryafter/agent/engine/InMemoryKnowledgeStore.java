@@ -50,6 +50,11 @@ public final class InMemoryKnowledgeStore implements KnowledgeStore {
     }
 
     @Override
+    public void distrustHints(String host, String why) {
+        update(host, k -> k.withHintsDistrusted(why));
+    }
+
+    @Override
     public OpenStreak recordRefusal(String host, long now, long sentAt, OptionalLong headerMillis, boolean whilePaced) {
         OpenStreak[] streak = new OpenStreak[1];
         update(host, k -> {

@@ -297,6 +297,9 @@ final class KnowledgeFile {
             lines.put(prefix + "ceiling", Integer.toString(k.learnedCeiling));
         }
         moment(lines, prefix + "costs-since", k.costsSinceMillis);
+        if (k.hintsDistrusted != null) {
+            lines.put(prefix + "hints-distrusted", k.hintsDistrusted);
+        }
         if (k.streak != null) {
             OpenStreak s = k.streak;
             lines.put(prefix + "open.started-at", instant(s.startedAtMillis()));
@@ -350,7 +353,7 @@ final class KnowledgeFile {
         return new HostKnowledge(moment(lines, prefix + "not-before"), moment(lines, prefix + "next-slot"),
                 moment(lines, prefix + "hold-until"), lines.get(prefix + "hold-reason"), pace, moment(lines, prefix + "pace.learned-at"),
                 ceiling == null ? HostKnowledge.NO_CEILING : Math.max(0, Integer.parseInt(ceiling)), open,
-                Collections.unmodifiableList(streaks), moment(lines, prefix + "costs-since"));
+                Collections.unmodifiableList(streaks), moment(lines, prefix + "costs-since"), lines.get(prefix + "hints-distrusted"));
     }
 
     private static void moment(Map<String, String> lines, String key, long millis) {

@@ -21,6 +21,14 @@ public interface KnowledgeStore {
     HostKnowledge read(String host);
 
     /**
+     * As {@link #read}, from the store itself where {@link #read} answers from a copy (a fleet's store
+     * answers from this JVM's mirror of it): one round trip, for what is asked once per host.
+     */
+    default HostKnowledge readThrough(String host) {
+        return read(host);
+    }
+
+    /**
      * Books the next moment to send to {@code host}: no sooner than {@code now}, the end of the last
      * booking or the not-before moment, and no later than {@code now + maxWaitMillis}; the booking
      * after it starts {@code intervalMillis} after it. Returns how long to wait for it (0: go now).
@@ -86,6 +94,12 @@ public interface KnowledgeStore {
      * (none: the current one stands). Kept unless something learned later is known.
      */
     void learn(String host, long learnedAt, Optional<PaceSchedule> pace, OptionalInt ceiling);
+
+    /**
+     * The host's rate-limit hints contradicted themselves ({@link HintBudget}): they are not believed again,
+     * in this run or the next. The first verdict's reason stands.
+     */
+    void distrustHints(String host, String why);
 
     /** Refusal costs of streaks begun before {@code moment} no longer count: the category changed then. */
     void forgetCostsBefore(String host, long moment);

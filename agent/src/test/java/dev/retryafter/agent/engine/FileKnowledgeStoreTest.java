@@ -77,6 +77,7 @@ class FileKnowledgeStoreTest extends KnowledgeStoreContract {
             first.recordRecovery(HOST, start + 21_000);
         }
         first.recordRefusal(HOST, T - 10, T - 10, OptionalLong.of(5_000), true); // open at exit
+        first.distrustHints(HOST, "refused when 7 should have been left");
         first.save();
         assertTrue(warnings.isEmpty(), warnings::toString);
 
@@ -96,6 +97,8 @@ class FileKnowledgeStoreTest extends KnowledgeStoreContract {
         assertFalse(host.openStreak().isPresent(), "a streak left open cannot be measured any more");
         assertTrue(second.read(OTHER).isHeldAt(T + 30_000), "a hold not yet over is honoured");
         assertEquals(first.read(OTHER).holdReason(), second.read(OTHER).holdReason());
+        assertEquals(Optional.of("refused when 7 should have been left"), host.hintsDistrusted(), "lying hints stay distrusted");
+        assertFalse(second.read(OTHER).hintsDistrusted().isPresent());
     }
 
     @Test

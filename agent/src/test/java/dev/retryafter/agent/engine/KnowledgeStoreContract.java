@@ -98,6 +98,19 @@ abstract class KnowledgeStoreContract {
     }
 
     @Test
+    void theFirstVerdictAgainstAHostsHintsStandsAndMerges() throws Exception {
+        KnowledgeStore store = newStore();
+        assertFalse(store.read(HOST).hintsDistrusted().isPresent());
+        store.distrustHints(HOST, "refused when 5 should have been left");
+        store.distrustHints(HOST, "its reset named a moment already past");
+        assertEquals(Optional.of("refused when 5 should have been left"), store.read(HOST).hintsDistrusted());
+        assertEquals(Optional.of("refused when 5 should have been left"), store.readThrough(HOST).hintsDistrusted());
+        assertFalse(store.read(OTHER).hintsDistrusted().isPresent());
+        store.merge(OTHER, store.read(HOST));
+        assertEquals(Optional.of("refused when 5 should have been left"), store.read(OTHER).hintsDistrusted());
+    }
+
+    @Test
     void aStreakOpensOnItsFirstRefusalAndCountsTheRest() throws Exception {
         KnowledgeStore store = newStore();
         OpenStreak first = store.recordRefusal(HOST, T, T - 50, OptionalLong.of(30_000), true);

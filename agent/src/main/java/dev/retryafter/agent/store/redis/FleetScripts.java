@@ -85,6 +85,16 @@ final class FleetScripts {
             + "return moment - now\n");
 
     /**
+     * The first verdict against the host's rate-limit hints stands. KEYS: hash. ARGV: ttl, why.
+     * Returns 1 when this verdict was the first, else 0.
+     */
+    static final FleetScripts DISTRUST_HINTS = new FleetScripts("distrust-hints", PRELUDE
+            + "local first = redis.call('HSETNX', KEYS[1], 'hints-distrusted', ARGV[2])\n"
+            + "redis.call('HSET', KEYS[1], 'v', '" + FORMAT_VERSION + "')\n"
+            + "if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1])) end\n"
+            + "return first\n");
+
+    /**
      * Later wins; the reason goes with the hold that wins, and no request goes before a hold ends.
      * KEYS: hash. ARGV: ttl, millis, reason. Returns the fleet's hold, remaining.
      */

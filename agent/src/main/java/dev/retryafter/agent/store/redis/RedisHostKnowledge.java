@@ -296,6 +296,16 @@ public final class RedisHostKnowledge implements AutoCloseable {
         return reply == null ? OptionalLong.empty() : OptionalLong.of(number(reply));
     }
 
+    /** The first verdict against the host's rate-limit hints stands, for the whole fleet. */
+    public void distrustHints(String host, String why) {
+        try {
+            Host h = host(host);
+            run(h, FleetScripts.DISTRUST_HINTS, Collections.singletonList(h.hash), 0, Long.toString(ttlMillis), why);
+        } catch (RuntimeException e) {
+            AgentLog.failure("reading the fleet store's answer to distrustHints", e); // a reply this version cannot read
+        }
+    }
+
     /**
      * Holds the host for {@code millis} (later wins; the winning hold's reason is kept), and no
      * request goes before it ends. Returns how far off the fleet's hold ends; empty when unavailable.

@@ -108,6 +108,15 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     }
 
     @Override
+    public HostKnowledge readThrough(String host) {
+        if (!rules.isShared(host)) {
+            return local.read(host);
+        }
+        Optional<RedisHostKnowledge.Raw> raw = fleet.readRaw(host);
+        return raw.isPresent() ? rebuild(host, raw.get(), clock.millis()) : local.read(host);
+    }
+
+    @Override
     public long reserveSlot(String host, long now, long intervalMillis, long maxWaitMillis) {
         if (!rules.isShared(host) || !fleet.isAvailable()) {
             return local.reserveSlot(host, now, intervalMillis, maxWaitMillis);
@@ -275,6 +284,14 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     }
 
     @Override
+    public void distrustHints(String host, String why) {
+        local.distrustHints(host, why);
+        if (rules.isShared(host)) {
+            fleet.distrustHints(host, why);
+        }
+    }
+
+    @Override
     public void merge(String host, HostKnowledge known) {
         local.merge(host, known);
         if (rules.isShared(host)) {
@@ -341,6 +358,9 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         }
         if (known.costsSince().isPresent()) {
             fleet.forgetCostsBefore(host, now - known.costsSince().getAsLong());
+        }
+        if (known.hintsDistrusted().isPresent()) {
+            fleet.distrustHints(host, known.hintsDistrusted().get());
         }
         if (known.openStreak().isPresent()) {
             OpenStreak open = known.openStreak().get();
@@ -412,6 +432,10 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         OptionalLong costs = raw.offset("costs-since");
         if (costs.isPresent()) {
             scratch.forgetCostsBefore(host, now + costs.getAsLong());
+        }
+        String distrusted = raw.fields.get("hints-distrusted");
+        if (distrusted != null) {
+            scratch.distrustHints(host, distrusted);
         }
         List<FinishedStreak> finished = new ArrayList<>();
         for (String stored : raw.streaks) {
