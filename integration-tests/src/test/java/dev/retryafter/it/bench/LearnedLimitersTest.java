@@ -21,7 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * portal of three shapes (a 2 s fixed window answering {@code Retry-After: 0}, nginx's leaky bucket
  * answering 503, a cap of two requests in flight). Every record arrives, no worker comes back sooner
  * than min-sleep after a refusal, and the efficiency is within a quarter of the virtual-time run's
- * for the same shape, records and workers. The issue asks for 10%: real runs read 4% (the bucket) to
+ * for the same shape, records and workers. Efficiency here is what the agent allowed: the ideal time,
+ * or the scraper's own time (the run less the agent's waits) where a busy machine made the scraper
+ * slower than the limit, over the time taken; on a quiet machine it is the clock's ratio. The issue asks for 10%: real runs read 4% (the bucket) to
  * 15% (the 2 s window, the cap in flight) under virtual time on a quiet machine, from the child JVM's
  * warm-up in a 30 s run and a first retry that lands just before a window's reset; a quarter leaves
  * room for a loaded machine and still fails a learning that reads "20 a minute" for "10 a second".
@@ -49,10 +51,17 @@ class LearnedLimitersTest {
         LimiterRun.Result virtual = LimiterRun.run(shape, threads, records, LATENCY, 1, LimiterBenchmark.CONTENDERS.get(2));
         try (LimiterPortal portal = new LimiterPortal(shape)) {
             ScraperRun run = ScraperRun.run(Jdk.JAVA_17, "", "jdk", portal.baseUrl(), records, "--threads", Integer.toString(threads));
-            double efficiency = Math.min(1.0, (double) shape.idealMillis(records, threads, LATENCY) / run.elapsedMillis);
-            String figures = String.format(Locale.ROOT, "%s, %d workers: efficiency %.2f in real time, %.2f in virtual time;"
-                            + " %d requests, %d refused; shortest gap after a refusal %d ms", shape, threads, efficiency,
-                    virtual.efficiency(), portal.requests(), portal.refusals(), portal.shortestGapAfterRefusalMillis());
+            // The machine's speed is no verdict on the agent: the run's time less the agent's own waits is the
+            // scraper's, and where the scraper alone was slower than the limit, the agent owed no wait at all.
+            long ideal = shape.idealMillis(records, threads, LATENCY);
+            double waitedPerWorker = run.report().hosts().get(0).number("sleptMillis") / threads;
+            double scrapersOwn = Math.max(0, run.elapsedMillis - waitedPerWorker);
+            double efficiency = Math.min(1.0, Math.max(ideal, scrapersOwn) / run.elapsedMillis);
+            String figures = String.format(Locale.ROOT, "%s, %d workers: efficiency %.2f in real time (%.2f by the clock, the"
+                            + " scraper's own time %.1f s of %.1f s), %.2f in virtual time; %d requests, %d refused; shortest gap"
+                            + " after a refusal %d ms", shape, threads, efficiency, Math.min(1.0, (double) ideal / run.elapsedMillis),
+                    scrapersOwn / 1000, run.elapsedMillis / 1000.0, virtual.efficiency(), portal.requests(), portal.refusals(),
+                    portal.shortestGapAfterRefusalMillis());
             System.out.println(figures);
 
             assertEquals(records, run.fetched, () -> "every record arrives: " + figures + "\n" + run);
