@@ -7,7 +7,7 @@ import dev.retryafter.agent.config.PolicyReloader;
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.DaemonThreads;
-import dev.retryafter.agent.engine.FileKnowledgeStore;
+import dev.retryafter.agent.store.file.FileKnowledgeStore;
 import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.CallDepth;

@@ -1,7 +1,7 @@
 package dev.retryafter.agent;
 
 import dev.retryafter.agent.engine.DaemonThreads;
-import dev.retryafter.agent.engine.FileKnowledgeStore;
+import dev.retryafter.agent.store.file.FileKnowledgeStore;
 
 import java.io.IOException;
 import java.util.concurrent.Executors;

@@ -1,7 +1,7 @@
 package dev.retryafter.agent;
 
 import dev.retryafter.agent.engine.Clock;
-import dev.retryafter.agent.engine.FileKnowledgeStore;
+import dev.retryafter.agent.store.file.FileKnowledgeStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

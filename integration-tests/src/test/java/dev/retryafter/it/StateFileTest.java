@@ -1,7 +1,7 @@
 package dev.retryafter.it;
 
 import dev.retryafter.agent.engine.Clock;
-import dev.retryafter.agent.engine.FileKnowledgeStore;
+import dev.retryafter.agent.store.file.FileKnowledgeStore;
 import dev.retryafter.agent.engine.HostKnowledge;
 import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;

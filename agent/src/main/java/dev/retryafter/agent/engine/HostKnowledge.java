@@ -83,13 +83,22 @@ public final class HostKnowledge implements Serializable {
     public static HostKnowledge of(OptionalLong notBefore, OptionalLong nextSlot, OptionalLong holdUntil, Optional<String> holdReason,
                                    Optional<PaceSchedule> pace, OptionalLong paceLearnedAt, OptionalInt learnedCeiling,
                                    Optional<OpenStreak> openStreak, List<FinishedStreak> finishedStreaks, OptionalLong costsSince) {
+        return of(notBefore, nextSlot, holdUntil, holdReason, pace, paceLearnedAt, learnedCeiling, openStreak, finishedStreaks,
+                costsSince, Optional.<String>empty());
+    }
+
+    /** As the other {@code of}, with the verdict against the host's rate-limit hints, if any. */
+    public static HostKnowledge of(OptionalLong notBefore, OptionalLong nextSlot, OptionalLong holdUntil, Optional<String> holdReason,
+                                   Optional<PaceSchedule> pace, OptionalLong paceLearnedAt, OptionalInt learnedCeiling,
+                                   Optional<OpenStreak> openStreak, List<FinishedStreak> finishedStreaks, OptionalLong costsSince,
+                                   Optional<String> hintsDistrusted) {
         if (learnedCeiling.isPresent() && learnedCeiling.getAsInt() < 0) {
             throw new IllegalArgumentException("a ceiling counts successes: 0 or more");
         }
         List<FinishedStreak> streaks = new ArrayList<>(finishedStreaks.subList(0, Math.min(MAX_STREAKS, finishedStreaks.size())));
         return new HostKnowledge(notBefore.orElse(NO_MOMENT), nextSlot.orElse(NO_MOMENT), holdUntil.orElse(NO_MOMENT),
                 holdReason.orElse(null), pace.orElse(null), paceLearnedAt.orElse(NO_MOMENT), learnedCeiling.orElse(NO_CEILING),
-                openStreak.orElse(null), Collections.unmodifiableList(streaks), costsSince.orElse(NO_MOMENT));
+                openStreak.orElse(null), Collections.unmodifiableList(streaks), costsSince.orElse(NO_MOMENT), hintsDistrusted.orElse(null));
     }
 
     // ---- reading
@@ -157,6 +166,29 @@ public final class HostKnowledge implements Serializable {
     /** Why the host's rate-limit hints are not believed; empty while nothing has contradicted them. */
     public Optional<String> hintsDistrusted() {
         return Optional.ofNullable(hintsDistrusted);
+    }
+
+    /** The latest moment the host showed anything: a pace learned, a streak, a category change; empty if nothing. */
+    public OptionalLong lastEvidence() {
+        long latest = Math.max(paceLearnedAtMillis, costsSinceMillis);
+        if (streak != null) {
+            latest = Math.max(latest, streak.lastRefusedSentMillis());
+        }
+        for (FinishedStreak s : streaks) {
+            latest = Math.max(latest, s.startedAtMillis() + s.recoveredByMillis());
+        }
+        return moment(latest);
+    }
+
+    /**
+     * This knowledge as a new run finds it at {@code now}: the pace starts its curve again from now (a
+     * run that stopped for a while has not been probing), and a streak left open cannot be measured any
+     * more. Everything else, waits and holds not yet over included, stands.
+     */
+    public HostKnowledge restartedAt(long now) {
+        PaceSchedule restarted = pace == null ? null : new PaceSchedule(pace.refusedRatePerSecond(), now, pace.cycleMillis());
+        return new HostKnowledge(notBeforeMillis, nextSlotMillis, holdUntilMillis, holdReason, restarted, paceLearnedAtMillis,
+                learnedCeiling, null, streaks, costsSinceMillis, hintsDistrusted);
     }
 
     /** The category the evidence shows and its median ratio (ignoring any pinned category). */
@@ -236,7 +268,7 @@ public final class HostKnowledge implements Serializable {
     }
 
     /** Everything {@code other} knows merged in: the later moment, the later pace, every streak once, newest first. */
-    HostKnowledge mergedWith(HostKnowledge other) {
+    public HostKnowledge mergedWith(HostKnowledge other) {
         HostKnowledge merged = withNotBefore(other.notBeforeMillis).withNextSlot(other.nextSlotMillis)
                 .withCostsSince(other.costsSinceMillis);
         if (other.holdUntilMillis > merged.holdUntilMillis) {

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The engine is plain Java: checked, not hoped for. Every compiled engine class is read as bytes,
  * and its constant pool, where every class, field and method it refers to is named, must name no
- * Byte Buddy, no HTTP client and nothing of {@code java.net.http}.
+ * Byte Buddy, no HTTP client, nothing of {@code java.net.http}, and no file or socket.
  */
 class EngineIndependenceTest {
 
@@ -33,7 +33,13 @@ class EngineIndependenceTest {
             "okhttp3/",
             "org/eclipse/jetty/client/",
             "io/netty/",
-            "org/springframework/");
+            "org/springframework/",
+            // No I/O: the stores that keep knowledge in a file or on Redis live under store/.
+            "java/nio/file/",
+            "java/io/File",
+            "java/net/Socket",
+            "dev/retryafter/agent/io/",
+            "dev/retryafter/agent/store/");
 
     @Test
     void noEngineClassRefersToByteBuddyOrAnHttpClient() throws Exception {

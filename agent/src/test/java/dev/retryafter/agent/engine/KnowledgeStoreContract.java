@@ -27,12 +27,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * its concurrent cases check what many threads (or JVMs) running the same operations at once leave
  * behind. Subclass it with {@link #newStore()} returning an empty store.
  */
-abstract class KnowledgeStoreContract {
+public abstract class KnowledgeStoreContract {
 
-    static final String HOST = "portal.example:443";
-    static final String OTHER = "other.example:443";
-    static final long T = 1_793_491_200_000L; // 2026-11-01T00:00:00Z
-    static final long NO_CAP = Long.MAX_VALUE / 4;
+    public static final String HOST = "portal.example:443";
+    public static final String OTHER = "other.example:443";
+    public static final long T = 1_793_491_200_000L; // 2026-11-01T00:00:00Z
+    public static final long NO_CAP = Long.MAX_VALUE / 4;
 
     /** A store that knows nothing yet. */
     protected abstract KnowledgeStore newStore() throws Exception;

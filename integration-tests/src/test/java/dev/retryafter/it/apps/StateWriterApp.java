@@ -1,7 +1,7 @@
 package dev.retryafter.it.apps;
 
 import dev.retryafter.agent.engine.Clock;
-import dev.retryafter.agent.engine.FileKnowledgeStore;
+import dev.retryafter.agent.store.file.FileKnowledgeStore;
 import dev.retryafter.agent.engine.PaceSchedule;
 
 import java.nio.file.Paths;

@@ -1,6 +1,6 @@
 package dev.retryafter.it.cost;
 
-import dev.retryafter.agent.engine.FileKnowledgeStore;
+import dev.retryafter.agent.store.file.FileKnowledgeStore;
 import dev.retryafter.agent.engine.PaceSchedule;
 
 import java.io.IOException;

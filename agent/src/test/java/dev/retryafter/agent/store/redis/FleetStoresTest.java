@@ -3,7 +3,7 @@ package dev.retryafter.agent.store.redis;
 import dev.retryafter.agent.config.AgentConfig;
 import dev.retryafter.agent.config.PolicyFile;
 import dev.retryafter.agent.engine.Clock;
-import dev.retryafter.agent.engine.FileKnowledgeStore;
+import dev.retryafter.agent.store.file.FileKnowledgeStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
-package dev.retryafter.agent.engine;
+package dev.retryafter.agent.store.file;
 
+import dev.retryafter.agent.engine.*;
+import dev.retryafter.agent.engine.KnowledgeStoreContract;
 import dev.retryafter.agent.testing.VirtualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

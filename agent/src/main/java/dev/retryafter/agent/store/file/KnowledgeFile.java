@@ -1,5 +1,6 @@
-package dev.retryafter.agent.engine;
+package dev.retryafter.agent.store.file;
 
+import dev.retryafter.agent.engine.*;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,6 +24,9 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.OptionalInt;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.zip.CRC32;
@@ -281,39 +285,41 @@ final class KnowledgeFile {
 
     private static void put(Map<String, String> lines, String prefix, String key, HostKnowledge k) {
         lines.put(prefix + "key", key);
-        moment(lines, prefix + "not-before", k.notBeforeMillis);
-        moment(lines, prefix + "next-slot", k.nextSlotMillis);
-        moment(lines, prefix + "hold-until", k.holdUntilMillis);
-        if (k.holdReason != null) {
-            lines.put(prefix + "hold-reason", k.holdReason);
+        moment(lines, prefix + "not-before", k.notBefore());
+        moment(lines, prefix + "next-slot", k.nextSlot());
+        moment(lines, prefix + "hold-until", k.holdUntil());
+        if (k.holdReason().isPresent()) {
+            lines.put(prefix + "hold-reason", k.holdReason().get());
         }
-        if (k.pace != null) {
-            lines.put(prefix + "pace.refused-rate", Double.toString(k.pace.refusedRatePerSecond()));
-            lines.put(prefix + "pace.epoch", instant(k.pace.epochMillis()));
-            lines.put(prefix + "pace.cycle-ms", Long.toString(k.pace.cycleMillis()));
+        if (k.pace().isPresent()) {
+            PaceSchedule pace = k.pace().get();
+            lines.put(prefix + "pace.refused-rate", Double.toString(pace.refusedRatePerSecond()));
+            lines.put(prefix + "pace.epoch", instant(pace.epochMillis()));
+            lines.put(prefix + "pace.cycle-ms", Long.toString(pace.cycleMillis()));
         }
-        moment(lines, prefix + "pace.learned-at", k.paceLearnedAtMillis);
-        if (k.learnedCeiling != HostKnowledge.NO_CEILING) {
-            lines.put(prefix + "ceiling", Integer.toString(k.learnedCeiling));
+        moment(lines, prefix + "pace.learned-at", k.paceLearnedAt());
+        if (k.learnedCeiling().isPresent()) {
+            lines.put(prefix + "ceiling", Integer.toString(k.learnedCeiling().getAsInt()));
         }
-        moment(lines, prefix + "costs-since", k.costsSinceMillis);
-        if (k.hintsDistrusted != null) {
-            lines.put(prefix + "hints-distrusted", k.hintsDistrusted);
+        moment(lines, prefix + "costs-since", k.costsSince());
+        if (k.hintsDistrusted().isPresent()) {
+            lines.put(prefix + "hints-distrusted", k.hintsDistrusted().get());
         }
-        if (k.streak != null) {
-            OpenStreak s = k.streak;
+        if (k.openStreak().isPresent()) {
+            OpenStreak s = k.openStreak().get();
             lines.put(prefix + "open.started-at", instant(s.startedAtMillis()));
-            header(lines, prefix + "open.header-ms", s.rawHeaderMillis());
+            header(lines, prefix + "open.header-ms", s.headerMillis());
             lines.put(prefix + "open.last-refused-sent", instant(s.lastRefusedSentMillis()));
             lines.put(prefix + "open.refusals", Integer.toString(s.refusals()));
             lines.put(prefix + "open.while-paced", Boolean.toString(s.whilePaced()));
         }
-        lines.put(prefix + "streaks", Integer.toString(k.streaks.size()));
-        for (int i = 0; i < k.streaks.size(); i++) {
-            FinishedStreak s = k.streaks.get(i);
+        List<FinishedStreak> streaks = k.finishedStreaks();
+        lines.put(prefix + "streaks", Integer.toString(streaks.size()));
+        for (int i = 0; i < streaks.size(); i++) {
+            FinishedStreak s = streaks.get(i);
             String p = prefix + "streak." + i + ".";
             lines.put(p + "started-at", instant(s.startedAtMillis()));
-            header(lines, p + "header-ms", s.rawHeaderMillis());
+            header(lines, p + "header-ms", s.headerMillis());
             lines.put(p + "last-refused-after-ms", Long.toString(s.lastRefusedAfterMillis()));
             lines.put(p + "recovered-by-ms", Long.toString(s.recoveredByMillis()));
             lines.put(p + "while-paced", Boolean.toString(s.whilePaced()));
@@ -321,20 +327,20 @@ final class KnowledgeFile {
     }
 
     private static HostKnowledge knowledge(Map<String, String> lines, String prefix) {
-        PaceSchedule pace = null;
+        Optional<PaceSchedule> pace = Optional.empty();
         if (lines.containsKey(prefix + "pace.refused-rate")) {
-            pace = new PaceSchedule(Double.parseDouble(lines.get(prefix + "pace.refused-rate")),
-                    millis(required(lines, prefix + "pace.epoch")), Long.parseLong(required(lines, prefix + "pace.cycle-ms")));
+            pace = Optional.of(new PaceSchedule(Double.parseDouble(lines.get(prefix + "pace.refused-rate")),
+                    millis(required(lines, prefix + "pace.epoch")), Long.parseLong(required(lines, prefix + "pace.cycle-ms"))));
         }
-        OpenStreak open = null;
+        Optional<OpenStreak> open = Optional.empty();
         if (lines.containsKey(prefix + "open.started-at")) {
             int refusals = Integer.parseInt(required(lines, prefix + "open.refusals"));
             if (refusals < 1) {
                 throw new IllegalArgumentException(prefix + "open.refusals must be at least 1");
             }
-            open = new OpenStreak(millis(lines.get(prefix + "open.started-at")), header(lines, prefix + "open.header-ms"),
+            open = Optional.of(OpenStreak.of(millis(lines.get(prefix + "open.started-at")), header(lines, prefix + "open.header-ms"),
                     millis(required(lines, prefix + "open.last-refused-sent")), refusals,
-                    Boolean.parseBoolean(required(lines, prefix + "open.while-paced")));
+                    Boolean.parseBoolean(required(lines, prefix + "open.while-paced"))));
         }
         int count = Integer.parseInt(required(lines, prefix + "streaks"));
         if (count < 0 || count > HostKnowledge.MAX_STREAKS) {
@@ -343,46 +349,45 @@ final class KnowledgeFile {
         List<FinishedStreak> streaks = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             String p = prefix + "streak." + i + ".";
-            long headerMillis = header(lines, p + "header-ms");
-            streaks.add(FinishedStreak.of(millis(required(lines, p + "started-at")),
-                    headerMillis == ObservationWindow.NO_HEADER ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(headerMillis),
+            streaks.add(FinishedStreak.of(millis(required(lines, p + "started-at")), header(lines, p + "header-ms"),
                     Long.parseLong(required(lines, p + "last-refused-after-ms")), Long.parseLong(required(lines, p + "recovered-by-ms")),
                     Boolean.parseBoolean(required(lines, p + "while-paced"))));
         }
         String ceiling = lines.get(prefix + "ceiling");
-        return new HostKnowledge(moment(lines, prefix + "not-before"), moment(lines, prefix + "next-slot"),
-                moment(lines, prefix + "hold-until"), lines.get(prefix + "hold-reason"), pace, moment(lines, prefix + "pace.learned-at"),
-                ceiling == null ? HostKnowledge.NO_CEILING : Math.max(0, Integer.parseInt(ceiling)), open,
-                Collections.unmodifiableList(streaks), moment(lines, prefix + "costs-since"), lines.get(prefix + "hints-distrusted"));
+        return HostKnowledge.of(moment(lines, prefix + "not-before"), moment(lines, prefix + "next-slot"),
+                moment(lines, prefix + "hold-until"), Optional.ofNullable(lines.get(prefix + "hold-reason")), pace,
+                moment(lines, prefix + "pace.learned-at"),
+                ceiling == null ? OptionalInt.empty() : OptionalInt.of(Math.max(0, Integer.parseInt(ceiling))), open, streaks,
+                moment(lines, prefix + "costs-since"), Optional.ofNullable(lines.get(prefix + "hints-distrusted")));
     }
 
-    private static void moment(Map<String, String> lines, String key, long millis) {
-        if (millis != HostKnowledge.NO_MOMENT) {
-            lines.put(key, instant(millis));
+    private static void moment(Map<String, String> lines, String key, OptionalLong millis) {
+        if (millis.isPresent()) {
+            lines.put(key, instant(millis.getAsLong()));
         }
     }
 
-    private static long moment(Map<String, String> lines, String key) {
+    private static OptionalLong moment(Map<String, String> lines, String key) {
         String text = lines.get(key);
-        return text == null ? HostKnowledge.NO_MOMENT : millis(text);
+        return text == null ? OptionalLong.empty() : OptionalLong.of(millis(text));
     }
 
-    private static void header(Map<String, String> lines, String key, long headerMillis) {
-        if (headerMillis != ObservationWindow.NO_HEADER) {
-            lines.put(key, Long.toString(headerMillis));
+    private static void header(Map<String, String> lines, String key, OptionalLong headerMillis) {
+        if (headerMillis.isPresent()) {
+            lines.put(key, Long.toString(headerMillis.getAsLong()));
         }
     }
 
-    private static long header(Map<String, String> lines, String key) {
+    private static OptionalLong header(Map<String, String> lines, String key) {
         String text = lines.get(key);
         if (text == null) {
-            return ObservationWindow.NO_HEADER;
+            return OptionalLong.empty();
         }
         long value = Long.parseLong(text);
         if (value < 0) {
             throw new IllegalArgumentException(key + " is negative");
         }
-        return value;
+        return OptionalLong.of(value);
     }
 
     private static String instant(long millis) {

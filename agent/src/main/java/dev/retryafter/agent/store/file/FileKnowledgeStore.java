@@ -1,5 +1,6 @@
-package dev.retryafter.agent.engine;
+package dev.retryafter.agent.store.file;
 
+import dev.retryafter.agent.engine.*;
 import dev.retryafter.agent.io.SmallFile;
 
 import java.io.IOException;
@@ -90,7 +91,7 @@ public final class FileKnowledgeStore implements KnowledgeStore {
             if (isStale(known, now)) {
                 continue;
             }
-            memory.merge(host.getKey(), restarted(known, now));
+            memory.merge(host.getKey(), known.restartedAt(now));
         }
     }
 
@@ -151,26 +152,7 @@ public final class FileKnowledgeStore implements KnowledgeStore {
     }
 
     private boolean isStale(HostKnowledge known, long now) {
-        return known.owesNothingAt(now) && lastEvidence(known) < now - maxAgeMillis;
-    }
-
-    /** The latest moment the host showed anything: a pace learned, a streak, a category change. */
-    private static long lastEvidence(HostKnowledge known) {
-        long latest = Math.max(known.paceLearnedAtMillis, known.costsSinceMillis);
-        if (known.streak != null) {
-            latest = Math.max(latest, known.streak.lastRefusedSentMillis());
-        }
-        for (FinishedStreak s : known.streaks) {
-            latest = Math.max(latest, s.startedAtMillis() + s.recoveredByMillis());
-        }
-        return latest;
-    }
-
-    private static HostKnowledge restarted(HostKnowledge known, long now) {
-        PaceSchedule pace = known.pace == null ? null
-                : new PaceSchedule(known.pace.refusedRatePerSecond(), now, known.pace.cycleMillis());
-        return new HostKnowledge(known.notBeforeMillis, known.nextSlotMillis, known.holdUntilMillis, known.holdReason, pace,
-                known.paceLearnedAtMillis, known.learnedCeiling, null, known.streaks, known.costsSinceMillis, known.hintsDistrusted);
+        return known.owesNothingAt(now) && known.lastEvidence().orElse(Long.MIN_VALUE) < now - maxAgeMillis;
     }
 
     @Override
