@@ -4,7 +4,8 @@ import java.util.Locale;
 
 /**
  * One host entry of a policy: {@code data.kingcounty.gov} (any port), {@code 127.0.0.1:8081},
- * {@code *.piercecountywa.gov} (any subdomain, not the domain itself), {@code [::1]:8080}.
+ * {@code *.piercecountywa.gov} (any subdomain, not the domain itself), {@code [::1]:8080}; a URL stands for
+ * its host (and port, if it names one).
  */
 final class HostPattern {
 
@@ -23,7 +24,7 @@ final class HostPattern {
     }
 
     static HostPattern parse(String entry) {
-        String text = entry.trim().toLowerCase(Locale.ROOT);
+        String text = withoutUrlParts(entry.trim().toLowerCase(Locale.ROOT));
         String hostPart = text;
         int port = ANY_PORT;
         int colon = text.lastIndexOf(':');
@@ -48,6 +49,28 @@ final class HostPattern {
             throw new IllegalArgumentException("'" + entry + "' is not a host, host:port or *.domain");
         }
         return new HostPattern(host, subdomains, port, text);
+    }
+
+    /**
+     * A URL names its host: {@code https://data.kingcounty.gov/resource} is {@code data.kingcounty.gov}, its
+     * port kept if it names one. Policies are per host, so the path says nothing (README, policy.md).
+     */
+    private static String withoutUrlParts(String text) {
+        int scheme = text.indexOf("://");
+        if (scheme < 0) {
+            return text;
+        }
+        String rest = text.substring(scheme + 3);
+        int end = rest.length();
+        for (char c : new char[] {'/', '?', '#'}) {
+            int at = rest.indexOf(c);
+            if (at >= 0 && at < end) {
+                end = at;
+            }
+        }
+        String authority = rest.substring(0, end);
+        int userInfo = authority.lastIndexOf('@');
+        return userInfo >= 0 ? authority.substring(userInfo + 1) : authority;
     }
 
     /** {@code host} is lower case already, as the engine passes it. */

@@ -96,13 +96,15 @@ final class Values {
             case "true":
             case "on":
             case "yes":
+            case "1":
                 return true;
             case "false":
             case "off":
             case "no":
+            case "0":
                 return false;
             default:
-                throw new IllegalArgumentException("'" + text + "' is not true or false");
+                throw new IllegalArgumentException("'" + text + "' is not true or false (nor on/off, yes/no, 1/0)");
         }
     }
 

@@ -128,6 +128,22 @@ class PolicyFileTest {
     }
 
     @Test
+    void aUrlStandsForItsHostAndPort() throws Exception {
+        AgentConfig config = read("policy.king.hosts = https://data.kingcounty.gov/resource/abcd-1234.json?$limit=10, "
+                + "http://user@127.0.0.1:8081/api\n");
+        assertEquals("king", config.policies().policyFor("data.kingcounty.gov", 443).name());
+        assertEquals("king", config.policies().policyFor("127.0.0.1", 8081).name());
+        assertEquals("default", config.policies().policyFor("127.0.0.1", 8082).name());
+    }
+
+    @Test
+    void onAndOffReadAsTrueFalseYesNoOrOneZero() throws Exception {
+        assertTrue(read("enabled = 1\n").enabled());
+        assertFalse(read("enabled = 0\n").enabled());
+        assertFalse(read("enabled = off\n").enabled());
+    }
+
+    @Test
     void theFirstMatchingPolicyWinsInFileOrder() throws Exception {
         AgentConfig config = read("policy.one.hosts = *.example.gov\n"
                 + "policy.two.hosts = data.example.gov\n");
