@@ -82,6 +82,12 @@ public final class ExitReport {
         try (Writer out = Files.newBufferedWriter(temporary, StandardCharsets.UTF_8)) {
             out.write(json(snapshots, now, ungoverned));
         }
+        try {
+            // A report made readable to a log shipper's group (chmod 640) stays so: the temporary file is owner-only.
+            Files.setPosixFilePermissions(temporary, Files.getPosixFilePermissions(target));
+        } catch (IOException | UnsupportedOperationException e) {
+            // no report yet, or no POSIX permissions here: owner-only it is
+        }
         Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
