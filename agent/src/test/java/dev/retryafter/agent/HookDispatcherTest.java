@@ -7,6 +7,7 @@ import dev.retryafter.agent.engine.HintBudget;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.InMemoryKnowledgeStore;
+import dev.retryafter.agent.engine.KnowledgeStore;
 import dev.retryafter.agent.engine.Policy;
 import dev.retryafter.agent.engine.PolicyLookup;
 import dev.retryafter.agent.engine.RetryEngine;
@@ -25,24 +26,30 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class HookDispatcherTest {
 
     private final List<String> hints = new CopyOnWriteArrayList<>();
-    private final RetryEngine engine = RetryEngine.builder().listener(new DecisionListener() {
-        @Override
-        public void onHints(HostState host, HintBudget.Change change) {
-            hints.add(host.key() + " " + change);
-        }
+    private final RetryEngine engine = engine(new InMemoryKnowledgeStore(), hints, true);
 
-        @Override
-        public void onRefusal(HostState host, Decision decision) {
-        }
+    /** An engine on {@code knowledge} whose hint lines go to {@code said}, each after its host when {@code withHost}. */
+    private static RetryEngine engine(KnowledgeStore knowledge, List<String> said, boolean withHost) {
+        return RetryEngine.builder().knowledge(knowledge).listener(new DecisionListener() {
+            @Override
+            public void onHints(HostState host, HintBudget.Change change) {
+                said.add(withHost ? host.key() + " " + change : change.toString());
+            }
 
-        @Override
-        public void onRecharacterised(HostState host, CharacterisationChange change) {
-        }
+            @Override
+            public void onRefusal(HostState host, Decision decision) {
+            }
 
-        @Override
-        public void onHeldRequest(HostState host, HostHeldException failure) {
-        }
-    }).policies(PolicyLookup.everyHost(Policy.builder().build())).build();
+            @Override
+            public void onRecharacterised(HostState host, CharacterisationChange change) {
+            }
+
+            @Override
+            public void onHeldRequest(HostState host, HostHeldException failure) {
+            }
+        }).policies(PolicyLookup.everyHost(Policy.builder().build())).build();
+    }
+
     private final HookDispatcher dispatcher = new HookDispatcher(engine, new CallDepth());
 
     @Test
@@ -67,24 +74,7 @@ class HookDispatcherTest {
         InMemoryKnowledgeStore known = new InMemoryKnowledgeStore();
         known.distrustHints("portal.example:443", "refused when 6 should have been left");
         List<String> said = new CopyOnWriteArrayList<>();
-        RetryEngine remembering = RetryEngine.builder().knowledge(known).listener(new DecisionListener() {
-            @Override
-            public void onHints(HostState host, HintBudget.Change change) {
-                said.add(change.toString());
-            }
-
-            @Override
-            public void onRefusal(HostState host, Decision decision) {
-            }
-
-            @Override
-            public void onRecharacterised(HostState host, CharacterisationChange change) {
-            }
-
-            @Override
-            public void onHeldRequest(HostState host, HostHeldException failure) {
-            }
-        }).policies(PolicyLookup.everyHost(Policy.builder().build())).build();
+        RetryEngine remembering = engine(known, said, false);
         HookDispatcher hooks = new HookDispatcher(remembering, new CallDepth());
         Object call = hooks.begin("https", "portal.example", 443, true);
         assertTrue(hooks.wantsHeaders(call, 200));
