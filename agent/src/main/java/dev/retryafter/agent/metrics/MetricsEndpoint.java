@@ -73,36 +73,17 @@ public final class MetricsEndpoint {
         }
 
         private void serve() throws IOException {
-            InetAddress bind;
-            try {
-                bind = InetAddress.getByName(address.host());
-            } catch (UnknownHostException e) {
-                log.error("no metrics endpoint: metrics = {} names an unknown host; the agent governs as ever", address);
+            HttpServer server = open(address, page, log);
+            if (server == null) {
                 return;
             }
-            HttpServer server;
-            try {
-                server = HttpServer.create(new InetSocketAddress(bind, address.port()), 0);
-            } catch (BindException e) {
-                log.error("no metrics endpoint: {} cannot be listened on ({}: is the port in use?); the agent governs as ever",
-                        address, e.getMessage());
-                return;
-            }
-            server.createContext("/", new Scrapes(page, log));
-            server.setExecutor(null); // the dispatcher thread answers: one scrape at a time is all Prometheus sends
-            server.start();
             try {
                 Runtime.getRuntime().addShutdownHook(new Thread(new Stop(server), "retry-after-agent-metrics-stop"));
             } catch (IllegalStateException exiting) {
                 server.stop(0);
                 return;
             }
-            String url = "http://" + address + PATH;
-            if (bind.isLoopbackAddress()) {
-                log.info("metrics at {}", url);
-            } else {
-                log.warn("metrics at {}, which is not loopback: every host's figures can be read from other machines", url);
-            }
+            announce(log, server.getAddress().getAddress(), "http://" + address + PATH);
         }
 
         private void awaitLogManager() throws InterruptedException {
@@ -124,6 +105,41 @@ public final class MetricsEndpoint {
             } catch (ClassNotFoundException | LinkageError e) {
                 return false;
             }
+        }
+    }
+
+    /**
+     * The server, listening and started; null, said in one ERROR line, when the address cannot be had.
+     * Throws for anything else.
+     */
+    static HttpServer open(MetricsAddress address, MetricsPage page, AgentLogger log) throws IOException {
+        InetAddress bind;
+        try {
+            bind = InetAddress.getByName(address.host());
+        } catch (UnknownHostException e) {
+            log.error("no metrics endpoint: metrics = {} names an unknown host; the agent governs as ever", address);
+            return null;
+        }
+        HttpServer server;
+        try {
+            server = HttpServer.create(new InetSocketAddress(bind, address.port()), 0);
+        } catch (BindException e) {
+            log.error("no metrics endpoint: {} cannot be listened on ({}: is the port in use?); the agent governs as ever",
+                    address, e.getMessage());
+            return null;
+        }
+        server.createContext("/", new Scrapes(page, log));
+        server.setExecutor(null); // the dispatcher thread answers: one scrape at a time is all Prometheus sends
+        server.start();
+        return server;
+    }
+
+    /** The start line: INFO on loopback; WARN on any other address, whose figures other machines can read. */
+    static void announce(AgentLogger log, InetAddress bound, String url) {
+        if (bound.isLoopbackAddress()) {
+            log.info("metrics at {}", url);
+        } else {
+            log.warn("metrics at {}, which is not loopback: every host's figures can be read from other machines", url);
         }
     }
 
