@@ -92,6 +92,23 @@ class MetricsPageTest {
     }
 
     @Test
+    void aBlockIsAHoldNotARefusalAsInTheExitReport() throws Exception {
+        request("blocked.example", 443, 429, 403);
+        HostSnapshot blocked = snapshot("blocked.example:443");
+        assertTrue(blocked.holdUntil().isPresent(), "a 403 after a refusal holds the host");
+        String text = page.render(false);
+        wellFormed(text, false);
+        List<String> samples = samples(text);
+        assertEquals(1, blocked.refusals);
+        assertTrue(samples.contains("retry_after_agent_refusals_total{host=\"blocked.example:443\",status=\"429\"} 1"), text);
+        assertFalse(text.contains("status=\"403\""), text);
+        assertTrue(samples.contains("retry_after_agent_held{host=\"blocked.example:443\"} 1"), text);
+        assertTrue(samples.contains("retry_after_agent_holds_total{host=\"blocked.example:443\"} 1"), text);
+        assertEquals(blocked.holdUntil().getAsLong() / 1000.0,
+                value(samples, "retry_after_agent_held_until_timestamp_seconds{host=\"blocked.example:443\"}"), 0.001, text);
+    }
+
+    @Test
     void aHostNameIsEscapedAsALabelValue() throws Exception {
         request("odd\"host\\name", 80, 429, 200);
         String text = page.render(false);
