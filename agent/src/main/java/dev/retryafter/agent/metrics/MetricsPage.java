@@ -49,7 +49,7 @@ public final class MetricsPage {
             states.add(state);
             hosts.add(new Host(state.snapshot(now), refusals.of(state)));
         }
-        refusals.keepOnly(states);
+        refusals.dropGone(states, engine);
         Collections.sort(hosts, Host.BY_NAME);
         agent(text, hosts.size());
         hosts(text, hosts);

@@ -9,8 +9,13 @@ import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Learned;
 import dev.retryafter.agent.engine.ObservedTurn;
 import dev.retryafter.agent.engine.Reason;
+import dev.retryafter.agent.engine.RetryEngine;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -85,9 +90,31 @@ public final class RefusalsByStatus implements DecisionListener {
         return counts == null ? new long[0][] : counts.copy();
     }
 
-    /** Drops the counts of host states the engine no longer tracks: evicted, or forgotten. */
-    void keepOnly(Set<HostState> tracked) {
-        byHost.keySet().retainAll(tracked);
+    /**
+     * Drops the counts of host states the engine no longer tracks (evicted, or forgotten). {@code seen}
+     * is what the engine tracked a moment ago; a state counted since that is not in it was made since,
+     * or went since: the engine is asked again about those few alone.
+     */
+    void dropGone(Set<HostState> seen, RetryEngine engine) {
+        List<HostState> unseen = null;
+        for (HostState counted : byHost.keySet()) {
+            if (!seen.contains(counted)) {
+                if (unseen == null) {
+                    unseen = new ArrayList<>();
+                }
+                unseen.add(counted);
+            }
+        }
+        if (unseen == null) {
+            return;
+        }
+        Set<HostState> now = Collections.newSetFromMap(new IdentityHashMap<HostState, Boolean>());
+        now.addAll(engine.hosts());
+        for (HostState counted : unseen) {
+            if (!now.contains(counted)) {
+                byHost.remove(counted);
+            }
+        }
     }
 
     /** One host's counts: a status or two, so two short arrays. */
