@@ -15,6 +15,9 @@ import dev.retryafter.agent.instrument.ClientInstrumentation;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
 import dev.retryafter.agent.instrument.UngovernedClients;
 import dev.retryafter.agent.jmx.ManagementBeans;
+import dev.retryafter.agent.metrics.MetricsEndpoint;
+import dev.retryafter.agent.metrics.MetricsPage;
+import dev.retryafter.agent.metrics.RefusalsByStatus;
 import dev.retryafter.agent.store.redis.FleetStores;
 import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
 import dev.retryafter.agent.report.DecisionLog;
@@ -47,8 +50,11 @@ final class AgentInstaller {
     static void install(AgentConfig config, Instrumentation instrumentation) throws Exception {
         AgentLogger log = AgentLog.logger();
         Clock clock = Clock.system();
+        DecisionLog decisionLog = new DecisionLog(log);
+        // Only with an endpoint: the refusals' split by status is the one figure the engine does not keep.
+        RefusalsByStatus refusalsByStatus = config.metrics() == null ? null : new RefusalsByStatus(decisionLog);
         RetryEngine.Builder builder = RetryEngine.builder().clock(clock).policies(config.policies()).mode(config.mode())
-                .listener(new DecisionLog(log));
+                .listener(refusalsByStatus != null ? refusalsByStatus : decisionLog);
         FileKnowledgeStore state = openState(config.stateFile(), clock, log);
         // With both a state file and a fleet store, the file is this JVM's copy under the fleet's:
         // read at start, written as ever, and what the JVM carries on with while Redis is gone.
@@ -114,6 +120,13 @@ final class AgentInstaller {
             watchPolicyFile(config, engine, beans, policiesNow, log);
         } catch (Throwable t) { // the agent is on all the same: only reloading is lost
             AgentLog.failure("watching the policy file for changes", t);
+        }
+        if (refusalsByStatus != null) {
+            try {
+                MetricsEndpoint.start(config.metrics(), new MetricsPage(engine, governing, refusalsByStatus, RetryAfterAgent.version()), log);
+            } catch (Throwable t) { // the agent is on all the same: only the metrics are lost
+                log.error("no metrics endpoint: it could not be started (" + t + "); the agent governs as ever");
+            }
         }
     }
 

@@ -28,7 +28,7 @@ public final class AgentConfig {
      */
     static final class Read {
         static final Read NONE = new Read(Mode.ENFORCE, DEFAULT_RELOAD_MILLIS, null, null,
-                Collections.<PolicyFile.Line>emptyList(), Collections.<String, String>emptyMap());
+                Collections.<PolicyFile.Line>emptyList(), Collections.<String, String>emptyMap(), null);
 
         final Mode mode;
         final long reloadMillis;
@@ -38,15 +38,18 @@ public final class AgentConfig {
         final List<PolicyFile.Line> overrides;
         /** Every key as written, after the argument's overrides, in file order. */
         final Map<String, String> settings;
+        /** {@code metrics}: null for no endpoint. */
+        final MetricsAddress metrics;
 
         Read(Mode mode, long reloadMillis, String classCache, Path file, List<PolicyFile.Line> overrides,
-             Map<String, String> settings) {
+             Map<String, String> settings, MetricsAddress metrics) {
             this.mode = mode;
             this.reloadMillis = reloadMillis;
             this.classCache = classCache;
             this.file = file;
             this.overrides = overrides;
             this.settings = settings;
+            this.metrics = metrics;
         }
     }
 
@@ -139,6 +142,11 @@ public final class AgentConfig {
      */
     public String classCache() {
         return read.classCache;
+    }
+
+    /** {@code metrics}: where the Prometheus endpoint listens; null (the default) for none. */
+    public MetricsAddress metrics() {
+        return read.metrics;
     }
 
     /** The {@code class-cache} value that keeps none. */

@@ -38,6 +38,7 @@ public final class PolicyFile {
     static final String MODE = "mode";
     static final String RELOAD = "reload";
     static final String CLASS_CACHE = "class-cache";
+    static final String METRICS = "metrics";
     private static final String DEFAULT_PREFIX = "default.";
     static final String POLICY_PREFIX = "policy.";
     private static final String HOSTS = "hosts";
@@ -124,6 +125,7 @@ public final class PolicyFile {
         Mode mode = Mode.ENFORCE;
         long reload = AgentConfig.DEFAULT_RELOAD_MILLIS;
         String classCache = null;
+        MetricsAddress metrics = null;
         Policy.Builder defaults = Policy.builder();
         Map<String, Line> defaultLines = new LinkedHashMap<>();
         Map<String, Map<String, Line>> policyLines = new LinkedHashMap<>();
@@ -148,6 +150,8 @@ public final class PolicyFile {
             } else if (key.equals(CLASS_CACHE)) {
                 classCache = line.value.isEmpty() ? null
                         : line.value.equalsIgnoreCase(AgentConfig.CLASS_CACHE_OFF) ? AgentConfig.CLASS_CACHE_OFF : line.value;
+            } else if (key.equals(METRICS)) {
+                metrics = metricsAddress(line);
             } else if (key.equals(BadPolicy.KEY)) {
                 // Read from the raw text when the file is broken (BadPolicy); here only checked.
                 if (!line.value.equalsIgnoreCase(BadPolicy.DEFAULTS) && !line.value.equalsIgnoreCase(BadPolicy.OFF)) {
@@ -200,7 +204,16 @@ public final class PolicyFile {
         }
         return new AgentConfig(enabled, report, new Policies(entries, defaultPolicy, defaultShared), source,
                 new AgentConfig.StateFile(stateFile, stateInterval, stateMaxAge), StoreSettings.read(storeLines, environment),
-                new AgentConfig.Read(mode, reload, classCache, file, Collections.unmodifiableList(new ArrayList<>(overrides)), settings(byKey)));
+                new AgentConfig.Read(mode, reload, classCache, file, Collections.unmodifiableList(new ArrayList<>(overrides)), settings(byKey), metrics));
+    }
+
+    /** Not through {@link #read(Line, Reader)}: no lambda on the way to the first request (see AgentInstaller). */
+    private static MetricsAddress metricsAddress(Line line) throws ConfigException {
+        try {
+            return MetricsAddress.parse(line.value);
+        } catch (IllegalArgumentException e) {
+            throw line.error(e.getMessage());
+        }
     }
 
     private static Map<String, String> settings(Map<String, Line> byKey) {
@@ -331,6 +344,7 @@ public final class PolicyFile {
         known.add(MODE);
         known.add(RELOAD);
         known.add(CLASS_CACHE);
+        known.add(METRICS);
         known.add(BadPolicy.KEY);
         String policyPrefix = DEFAULT_PREFIX;
         if (key.startsWith(POLICY_PREFIX) && key.indexOf('.', POLICY_PREFIX.length()) > POLICY_PREFIX.length()) {
