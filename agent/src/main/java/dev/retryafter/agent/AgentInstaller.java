@@ -68,6 +68,7 @@ final class AgentInstaller {
             builder.knowledge(state);
         }
         RetryEngine engine = builder.build();
+        waits.watch(engine);
         CallDepth depth = new CallDepth();
         GoverningSwitch governing = new GoverningSwitch();
         // Made now, registered only at the first governed request: see ManagementBeans.

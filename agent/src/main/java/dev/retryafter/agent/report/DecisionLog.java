@@ -224,7 +224,7 @@ public final class DecisionLog implements DecisionListener {
         String mainCause = null;
         long most = 0;
         if (turn.queueMillis > 0) {
-            parts.add(part("queued at max-concurrency " + now.maxConcurrency, turn.queueMillis, causes, WaitCause.QUEUE_AT_CAP.name()));
+            parts.add(part("queued at the cap of " + now.maxConcurrency + " in flight", turn.queueMillis, causes, WaitCause.QUEUE_AT_CAP.name()));
             most = turn.queueMillis;
             mainCause = WaitCause.QUEUE_AT_CAP.name();
         }
@@ -380,7 +380,7 @@ public final class DecisionLog implements DecisionListener {
         }
         text.append(": ");
         text.append(now.pacePerSecond > 0 ? String.format(Locale.ROOT, "paced at %.1f/min; ", now.pacePerMinute()) : "");
-        text.append("in the last ").append(DecisionLine.duration(summaryMillis)).append(' ');
+        text.append("in the last ").append(summaryMillis == 60_000 ? "minute" : DecisionLine.duration(summaryMillis)).append(' ');
         List<String> said = new ArrayList<>(4);
         if (m.requestsWaited > 0) {
             said.add(m.requestsWaited + (m.requestsWaited == 1 ? " request" : " requests") + " waited " + HostMinute.seconds(m.waitedMillis)
@@ -395,7 +395,7 @@ public final class DecisionLog implements DecisionListener {
         if (m.wouldWaitRequests > 0 || m.wouldQueue > 0) {
             said.add("enforce mode would have made " + m.wouldWaitRequests + " requests wait " + HostMinute.seconds(m.wouldWaitMillis)
                     + " in all (" + causes(m.wouldPaceMillis, m.wouldRefusalMillis, 0, 0, 0) + ")"
-                    + (m.wouldQueue > 0 ? " and queued " + m.wouldQueue + " at max-concurrency " + now.maxConcurrency : ""));
+                    + (m.wouldQueue > 0 ? " and queued " + m.wouldQueue + " at the cap of " + now.maxConcurrency + " in flight" : ""));
         }
         if (m.observedRefusals > 0) {
             said.add(m.observedRefusals + (m.observedRefusals == 1 ? " refusal" : " refusals") + ": enforce mode would have retried "
@@ -425,18 +425,18 @@ public final class DecisionLog implements DecisionListener {
     /** "pace 38.0 s, refusals' waits 3.0 s": the causes that took any time. */
     private static String causes(long pace, long refusal, long queue, long hints, int cap) {
         List<String> parts = new ArrayList<>(4);
-        if (pace > 0) {
+        if (pace >= 50) { // what rounds to 0.0 s is not said
             parts.add("pace " + HostMinute.seconds(pace));
         }
-        if (refusal > 0) {
+        if (refusal >= 50) {
             parts.add("refusals' waits " + HostMinute.seconds(refusal));
         }
-        if (queue > 0) {
-            parts.add("queue at max-concurrency " + cap + " " + HostMinute.seconds(queue));
+        if (queue >= 50) {
+            parts.add("queue at the cap of " + cap + " in flight " + HostMinute.seconds(queue));
         }
-        if (hints > 0) {
+        if (hints >= 50) {
             parts.add("rate-limit hints " + HostMinute.seconds(hints));
         }
-        return parts.isEmpty() ? "under a millisecond each" : String.join(", ", parts);
+        return parts.isEmpty() ? "each briefly" : String.join(", ", parts);
     }
 }

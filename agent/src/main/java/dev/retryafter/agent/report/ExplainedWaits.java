@@ -4,6 +4,8 @@ import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.Delays;
 import dev.retryafter.agent.engine.HostHeldException;
+import dev.retryafter.agent.engine.Mode;
+import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.engine.Sleeper;
 
 import java.util.concurrent.CompletableFuture;
@@ -34,12 +36,29 @@ public final class ExplainedWaits implements Sleeper, Delays {
     private final Sleeper sleeper;
     private final ScheduledExecutorService scheduler;
     private final DecisionLog log;
+    /** Whose modes tell an enforced turn from an observed one; set once the engine is built. */
+    private volatile RetryEngine engine;
 
     public ExplainedWaits(Clock clock, Sleeper sleeper, ScheduledExecutorService scheduler, DecisionLog log) {
         this.clock = clock;
         this.sleeper = sleeper;
         this.scheduler = scheduler;
         this.log = log;
+    }
+
+    /** The engine these waits are its: built after them, since they are part of it. */
+    public void watch(RetryEngine engine) {
+        this.engine = engine;
+    }
+
+    /** Whether requests to the call's host are enforced now: an observed turn never queues. */
+    private boolean enforced(Call call) {
+        RetryEngine e = engine;
+        if (e == null) {
+            return false;
+        }
+        Mode own = call.host().policy().mode();
+        return (own != null ? own : e.mode()) == Mode.ENFORCE;
     }
 
     @Override
@@ -75,7 +94,7 @@ public final class ExplainedWaits implements Sleeper, Delays {
         try {
             call.awaitTurn();
         } finally {
-            if (turn.end(clock.millis())) {
+            if (turn.end(clock.millis(), enforced(call))) {
                 log.onTurnWaited(turn);
             }
         }
@@ -145,7 +164,7 @@ public final class ExplainedWaits implements Sleeper, Delays {
 
         @Override
         public void accept(Void went, Throwable failure) {
-            if (turn.end(clock.millis())) {
+            if (turn.end(clock.millis(), enforced(turn.call))) {
                 log.onTurnWaited(turn);
             }
         }

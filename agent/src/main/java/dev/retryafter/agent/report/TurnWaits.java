@@ -2,14 +2,17 @@ package dev.retryafter.agent.report;
 
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostKnowledge;
+import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.HostState;
 
 /**
  * What one request's turn waited for, part by part: each wait the engine asked for is told here as
  * it begins ({@link #waitBegins}) and put down to its cause by what the host's knowledge says at
  * that moment: a moment set by a refusal still ahead is a refusal's wait, a pace slot booked ahead
- * is the pace, anything else the rate-limit hints' allowance. The time before the first wait is the
- * queue for a permit. Used by one thread at a time: the request's.
+ * is the pace (a slot booked ahead of a host with no pace is a place behind a refusal's moment),
+ * anything else the rate-limit hints' allowance. The time before the first wait is the queue for a
+ * permit when it is long enough and the host's permits are all taken as the turn ends (a cold first
+ * request is slow for its own reasons). Used by one thread at a time: the request's.
  */
 final class TurnWaits {
 
@@ -50,21 +53,29 @@ final class TurnWaits {
         refusalMillis += refusal;
         long rest = millis - refusal;
         if (rest > 0) {
-            if (known.nextSlot().orElse(Long.MIN_VALUE) > now) {
+            if (known.nextSlot().orElse(Long.MIN_VALUE) <= now) {
+                hintsMillis += rest;
+            } else if (known.pace().isPresent() || call.host().policy().startRatePerSecond() > 0) {
                 paceMillis += rest;
             } else {
-                hintsMillis += rest;
+                refusalMillis += rest;
             }
         }
     }
 
-    /** The turn is over at {@code now}; whether anything waited. */
-    boolean end(long now) {
+    /** The turn is over at {@code now}; whether anything waited. {@code enforced}: the host's mode is enforce. */
+    boolean end(long now, boolean enforced) {
         active = false;
         totalMillis = Math.max(0, now - startedAt);
         long beforeFirstWait = (firstWaitAt == Long.MIN_VALUE ? now : firstWaitAt) - startedAt;
-        queueMillis = beforeFirstWait >= QUEUE_MIN_MILLIS ? beforeFirstWait : 0;
+        queueMillis = beforeFirstWait >= QUEUE_MIN_MILLIS && enforced && allPermitsTaken(now) ? beforeFirstWait : 0;
         return queueMillis > 0 || paceMillis > 0 || refusalMillis > 0 || hintsMillis > 0;
+    }
+
+    /** Asked of slow turns only: a snapshot takes the host's lock. */
+    private boolean allPermitsTaken(long now) {
+        HostSnapshot s = call.host().snapshot(now);
+        return s.inFlight >= s.maxConcurrency;
     }
 
     HostState host() {
