@@ -87,6 +87,8 @@ class LoggingTest {
             rest.removeAll(summaries);
             // The start line, a line per kind of would-be decision (a retry, a wait), what a refusal taught, the report's line.
             assertTrue(rest.size() <= 10, () -> rest.size() + " lines for " + (records - admitted) + " refusals: bounded\n" + run);
+            assertTrue(rest.stream().anyMatch(l -> l.contains(" -> would retry in ") && l.contains(" [HEADER_AS_HINT; category unknown] (observe mode: not done)")),
+                    () -> "the reason named as JMX and status name it\n" + run);
             assertTrue(summaries.size() <= run.elapsedMillis / 1000 + 2, () -> "at most a summary an interval\n" + run);
             assertEquals(records - admitted, run.report().host("127.0.0.1:" + portal.port()).number("wouldRetry"),
                     () -> "every refusal is counted all the same\n" + run);
@@ -99,7 +101,8 @@ class LoggingTest {
         Path log = dir.resolve("agent.log");
         Path rotated = dir.resolve("agent.log.1");
         Path policy = dir.resolve("policies.properties");
-        Files.writeString(policy, "log-file = " + log + "\nlog-level = debug\ndefault.rate = 120/min\n");
+        Path state = dir.resolve("agent.state");
+        Files.writeString(policy, "log-file = " + log + "\nlog-level = debug\ndefault.rate = 120/min\nstate-file = " + state + "\n");
         try (PortalServer portal = roomyPortal()) {
             ChildJvm child = new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofSeconds(180));
             Clients.onClasspath(child, "jdk");
@@ -112,6 +115,7 @@ class LoggingTest {
 
             String before = Files.readString(rotated);
             assertTrue(before.contains(" INFO retry-after-agent - on; policies from "), before);
+            assertTrue(before.contains("; knowledge in memory, kept in the state file " + state + ";"), () -> "the start line names it\n" + before);
             assertTrue(Files.exists(log), () -> "a new file under the old name\n" + result);
             String after = Files.readString(log);
             assertTrue(after.contains(" waited ") && after.contains(" [PACE]"), () -> "the waits after the rename\n" + after);

@@ -120,10 +120,18 @@ public final class DecisionLog implements DecisionListener {
     private static LogLine refusalLine(Decision d) {
         return LogLine.of("refusal", decisionLine(d)).host(d.host()).reason(reason(d))
                 .figure("status", d.status()).figure("attempt", d.attempt()).figure("maxAttempts", d.maxAttempts())
-                .figure("retryAfter", d.header().raw()).figure("outcome", d.outcome().name())
+                .figure("retryAfter", cut(d.header().raw())).figure("outcome", d.outcome().name())
                 .figure("waitMillis", d.waitBeforeNextRequest().millis()).figure("bound", d.waitBeforeNextRequest().bound().name())
                 .figure("category", d.category().label()).figure("mode", d.mode().label());
     }
+
+    /** A header is evidence, not a payload to copy into logs: cut as the text line cuts it. */
+    static String cut(String header) {
+        return header == null || header.length() <= MAX_HEADER_CHARS ? header
+                : header.substring(0, MAX_HEADER_CHARS) + "...(" + header.length() + " chars)";
+    }
+
+    private static final int MAX_HEADER_CHARS = 64;
 
     private static String reason(Decision d) {
         return d.waitBeforeNextRequest().reason().name();
