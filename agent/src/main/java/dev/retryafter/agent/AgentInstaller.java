@@ -10,6 +10,7 @@ import dev.retryafter.agent.engine.DaemonThreads;
 import dev.retryafter.agent.store.file.FileKnowledgeStore;
 import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.RetryEngine;
+import dev.retryafter.agent.engine.Sleeper;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.ClientInstrumentation;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
@@ -22,6 +23,8 @@ import dev.retryafter.agent.store.redis.FleetStores;
 import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
 import dev.retryafter.agent.report.DecisionLog;
 import dev.retryafter.agent.report.ExitReport;
+import dev.retryafter.agent.report.ExplainedWaits;
+import dev.retryafter.agent.report.Turns;
 
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
@@ -50,11 +53,14 @@ final class AgentInstaller {
     static void install(AgentConfig config, Instrumentation instrumentation) throws Exception {
         AgentLogger log = AgentLog.logger();
         Clock clock = Clock.system();
-        DecisionLog decisionLog = new DecisionLog(log);
+        DecisionLog decisions = new DecisionLog(log, clock);
         // Only with an endpoint: the refusals' split by status is the one figure the engine does not keep.
-        RefusalsByStatus refusalsByStatus = config.metrics() == null ? null : new RefusalsByStatus(decisionLog);
+        RefusalsByStatus refusalsByStatus = config.metrics() == null ? null : new RefusalsByStatus(decisions);
+        // The engine's waits, watched so each can be explained: the thread starts at the first asynchronous wait.
+        ExplainedWaits waits = new ExplainedWaits(clock, Sleeper.SYSTEM,
+                Executors.newSingleThreadScheduledExecutor(new DaemonThreads("retry-after-agent-delays")), decisions);
         RetryEngine.Builder builder = RetryEngine.builder().clock(clock).policies(config.policies()).mode(config.mode())
-                .listener(refusalsByStatus != null ? refusalsByStatus : decisionLog);
+                .listener(refusalsByStatus != null ? refusalsByStatus : decisions).sleeper(waits).delays(waits);
         FileKnowledgeStore state = openState(config.stateFile(), clock, log);
         // With both a state file and a fleet store, the file is this JVM's copy under the fleet's:
         // read at start, written as ever, and what the JVM carries on with while Redis is gone.
@@ -67,12 +73,14 @@ final class AgentInstaller {
             builder.knowledge(state);
         }
         RetryEngine engine = builder.build();
+        waits.watch(engine);
         CallDepth depth = new CallDepth();
         GoverningSwitch governing = new GoverningSwitch();
         // Made now, registered only at the first governed request: see ManagementBeans.
         ManagementBeans beans = new ManagementBeans(engine, governing, RetryAfterAgent.version(), config.source(),
                 System.currentTimeMillis(), log, instrumentation);
         SelfGuardedStrategies selfGuarded = new SelfGuardedStrategies();
+        Turns.watchWith(waits);
         AgentHooks.install(new HookDispatcher(engine, depth, governing, selfGuarded, new Runnable() {
             @Override
             public void run() {
@@ -97,6 +105,7 @@ final class AgentInstaller {
                     });
         } catch (Exception | Error e) {
             AgentHooks.install(null); // any class already changed calls into hooks that now say "run the original"
+            Turns.watchWith(null);
             throw e;
         }
         final StateSaving saving = state == null ? null : new StateSaving(state, log.infoLines(), log.warnLines());
@@ -114,7 +123,8 @@ final class AgentInstaller {
             saving.start(config.stateFile().intervalMillis());
         }
         log.info("on; policies from {}: {}; knowledge in {}; mode {}", config.source(), config.policies(),
-                fleet != null ? config.store() : "memory", config.mode().label()
+                fleet != null ? config.store() : state != null ? "memory, kept in the state file " + state.file() : "memory",
+                config.mode().label()
                         + (config.mode() == Mode.OBSERVE ? " (decisions are logged as what it would do; the traffic is left alone)" : ""));
         try {
             watchPolicyFile(config, engine, beans, policiesNow, log);

@@ -1,5 +1,9 @@
 package dev.retryafter.agent;
 
+import dev.retryafter.agent.config.LogSettings;
+
+import java.io.IOException;
+import java.nio.file.Paths;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -36,6 +40,25 @@ public final class AgentLog {
         if (REPORTED.add(where)) {
             logger().error("internal failure in " + where + "; falling back to the client's own behaviour", failure);
         }
+    }
+
+    /**
+     * The policy file's {@code log-*} settings, from now on: the level (unless the system property set
+     * one, which is stronger), the file, the format. A file that cannot be opened is said on standard
+     * error, and the log stays there.
+     */
+    public static void use(LogSettings settings) {
+        AgentLogger log = logger();
+        String level = System.getProperty(AgentLogger.LEVEL_PROPERTY) != null ? null : settings.level();
+        LogFile file = null;
+        if (settings.file() != null) {
+            try {
+                file = LogFile.open(Paths.get(settings.file()));
+            } catch (IOException | RuntimeException e) {
+                log.warn("the log file {} cannot be opened ({}); the log goes to standard error", settings.file(), e.toString());
+            }
+        }
+        log.use(level, file, settings.json());
     }
 
     private static AgentLogger create() {

@@ -64,6 +64,11 @@ public final class RetryAfterAgent {
             return;
         }
         try {
+            AgentLog.use(config.log()); // from here on, the log goes where the file says, as it says
+        } catch (Throwable t) {
+            AgentLog.failure("opening the log as the policy file says", t); // the log stays on standard error
+        }
+        try {
             BootstrapInjector.inject(instrumentation);
             AgentInstaller.install(config, instrumentation);
             started = true;

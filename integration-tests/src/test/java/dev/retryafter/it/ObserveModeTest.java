@@ -5,6 +5,7 @@ import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
 import dev.retryafter.demo.portal.PortalStats;
+import dev.retryafter.it.harness.ChildJvm;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.ScriptedServer;
 import dev.retryafter.it.harness.ScraperRun;
@@ -52,8 +53,9 @@ class ObserveModeTest {
                 () -> "no request was held back: " + without + " vs " + with + "\n" + run);
         assertTrue(run.elapsedMillis < (RECORDS - ADMITTED) * MIN_SLEEP, () -> "enforce mode would have taken this long at least\n" + run);
 
+        // Each kind of would-be decision is said once; the report counts every one (wouldRetry below).
         List<String> would = run.jvm.agentLines().stream().filter(l -> l.contains("-> would retry in ")).collect(Collectors.toList());
-        assertEquals(RECORDS - ADMITTED, would.size(), () -> "one would-be decision per refusal the agent saw\n" + run);
+        assertTrue(!would.isEmpty() && would.size() < RECORDS - ADMITTED, () -> "a line per kind of decision, not per refusal\n" + run);
         assertTrue(would.get(0).endsWith("(observe mode: not done)"), would.get(0));
         assertTrue(run.jvm.agentLines().stream().anyMatch(l -> l.contains("request -> would wait") && l.contains("(observe mode: sent now)")),
                 () -> "the delay enforce mode would have imposed is said\n" + run);
@@ -81,7 +83,9 @@ class ObserveModeTest {
 
     private static int okhttpRequests(String policy, List<String> log) throws Exception {
         try (ScriptedServer server = new ScriptedServer(n -> new ScriptedServer.Reply(503, "0", 16))) {
-            ScraperRun run = ScraperRun.run(Jdk.JAVA_17, policy, "okhttp", server.url(""), 4);
+            // At debug, observe mode says every would-be decision, not only the first of each kind.
+            ScraperRun run = ScraperRun.run(new ChildJvm(Jdk.JAVA_17).jvmArg("-Dretry-after-agent.log-level=debug"), policy, "okhttp",
+                    server.url(""), 4);
             assertEquals(4, run.refused, run::toString);
             log.addAll(run.jvm.agentLines());
             return server.requests();

@@ -42,7 +42,8 @@ class PolicyReloadTest {
 
         // One request in ten minutes is let through: every later attempt is refused, so every record uses up its attempts.
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 1, 600_000))) {
-            ChildJvm child = new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofSeconds(120));
+            ChildJvm child = new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofSeconds(120))
+                    .jvmArg("-Dretry-after-agent.log-level=debug"); // observe mode says each refusal at debug only
             Clients.onClasspath(child, "jdk");
             child.withAgent("config=" + file).main("dev.retryafter.demo.scraper.LegacyScraper")
                     .args(List.of("--client", Clients.scraperArgument("jdk"), "--url", portal.baseUrl(), "--records", "100000"));
@@ -100,7 +101,8 @@ class PolicyReloadTest {
         Path file = dir.resolve("policies.properties");
         Files.writeString(file, common + "mode = observe\n");
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 1, 600_000))) {
-            ChildJvm child = new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofSeconds(120));
+            ChildJvm child = new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofSeconds(120))
+                    .jvmArg("-Dretry-after-agent.log-level=debug"); // observe mode says each refusal at debug only
             Clients.onClasspath(child, "apache5-default");
             child.withAgent("config=" + file).main("dev.retryafter.demo.scraper.LegacyScraper")
                     .args(List.of("--client", Clients.scraperArgument("apache5-default"), "--url", portal.baseUrl(), "--records", "100000"));

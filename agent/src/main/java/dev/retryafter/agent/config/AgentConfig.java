@@ -152,6 +152,11 @@ public final class AgentConfig {
     /** The {@code class-cache} value that keeps none. */
     public static final String CLASS_CACHE_OFF = "off";
 
+    /** {@code log-file}, {@code log-format}, {@code log-level}: where the log goes, and how. */
+    public LogSettings log() {
+        return LogSettings.read(read.settings);
+    }
+
     /** The policy file, or null when everything came from the argument. */
     public Path policyFile() {
         return read.file;

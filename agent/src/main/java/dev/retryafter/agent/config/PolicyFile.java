@@ -157,6 +157,8 @@ public final class PolicyFile {
                 if (!line.value.equalsIgnoreCase(BadPolicy.DEFAULTS) && !line.value.equalsIgnoreCase(BadPolicy.OFF)) {
                     throw new ConfigException(line.source, line.number, key, "'" + line.value + "' is not defaults or off");
                 }
+            } else if (LogSettings.KEYS.contains(key)) {
+                LogSettings.check(line); // read from the settings as written: AgentConfig.log()
             } else if (StoreSettings.KEYS.contains(key)) {
                 storeLines.put(key, line);
             } else if (key.equals(DEFAULT_PREFIX + StoreSettings.SHARE)) {
@@ -346,6 +348,7 @@ public final class PolicyFile {
         known.add(CLASS_CACHE);
         known.add(METRICS);
         known.add(BadPolicy.KEY);
+        known.addAll(LogSettings.KEYS);
         String policyPrefix = DEFAULT_PREFIX;
         if (key.startsWith(POLICY_PREFIX) && key.indexOf('.', POLICY_PREFIX.length()) > POLICY_PREFIX.length()) {
             policyPrefix = key.substring(0, key.indexOf('.', POLICY_PREFIX.length()) + 1);

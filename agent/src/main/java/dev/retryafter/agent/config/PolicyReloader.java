@@ -145,11 +145,12 @@ public final class PolicyReloader {
         return changes;
     }
 
-    /** What is read once, at start: whether the agent is on, where its report, state, store and metrics go, and how often to reload. */
+    /** What is read once, at start: whether the agent is on, where its report, state, store, metrics and log go, and how often to reload. */
     static boolean takesRestart(String key) {
         return key.equals(PolicyFile.ENABLED) || key.equals(PolicyFile.REPORT) || key.equals(PolicyFile.STATE_FILE)
                 || key.equals(PolicyFile.STATE_INTERVAL) || key.equals(PolicyFile.STATE_MAX_AGE)
-                || key.equals(PolicyFile.RELOAD) || key.equals(PolicyFile.CLASS_CACHE) || key.equals(PolicyFile.METRICS) || StoreSettings.KEYS.contains(key)
+                || key.equals(PolicyFile.RELOAD) || key.equals(PolicyFile.CLASS_CACHE) || key.equals(PolicyFile.METRICS)
+                || StoreSettings.KEYS.contains(key) || LogSettings.KEYS.contains(key)
                 || key.endsWith("." + StoreSettings.SHARE);
     }
 

@@ -1,5 +1,6 @@
 package dev.retryafter.agent.instrument;
 
+import dev.retryafter.agent.report.Turns;
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostHeldException;
@@ -94,7 +95,7 @@ public final class BlockingRetryLoop {
 
     private void awaitTurn(Call call) throws IOException {
         try {
-            call.awaitTurn();
+            Turns.await(call);
         } catch (HostHeldException e) {
             depth.restore(null);
             throw e;

@@ -1,50 +1,154 @@
 package dev.retryafter.agent.report;
 
+import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.AgentLogger;
+import dev.retryafter.agent.LogLine;
 import dev.retryafter.agent.engine.CharacterisationChange;
+import dev.retryafter.agent.engine.Clock;
+import dev.retryafter.agent.engine.DaemonThreads;
 import dev.retryafter.agent.engine.Decision;
 import dev.retryafter.agent.engine.DecisionLine;
 import dev.retryafter.agent.engine.DecisionListener;
 import dev.retryafter.agent.engine.HintBudget;
 import dev.retryafter.agent.engine.HostHeldException;
+import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Learned;
+import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.ObservedTurn;
-import dev.retryafter.agent.AgentLogger;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Writes the decision log: a WARN line for every refusal with its reason, an INFO line for what
- * the engine learns (ceiling, pace, category), a WARN when a category changes or its evidence
- * moves by more than a factor of two. Lines name host and port only, never a URL. In observe mode
- * every line says what the agent "would" do, and an INFO line tells each request it would have
- * held back, queued or failed fast.
+ * Writes the decision log. Lines name host and port only, never a URL. Every reason is named as JMX
+ * and {@code status} name it ({@code HEADER_AS_HINT}, {@code PACE}...), followed by its plain words.
+ * <ul>
+ * <li>WARN: every refusal with its decision; a hold, once; a category that changes.</li>
+ * <li>INFO: what the engine learns (ceiling, pace, category); and for each host being paced or
+ * refused, a summary at most once a minute of what its requests waited for, by cause. Quiet when
+ * nothing waited.</li>
+ * <li>DEBUG: one line per request that waited, with each cause and the figure behind it (the pace's
+ * rate, the refusal's reason, the cap), and one per request failed fast.</li>
+ * </ul>
+ * In observe mode each kind of decision is said once per host at its level, the rest at DEBUG, and
+ * the summary counts them: a host refusing every request makes a line a minute, not two a request.
  */
 public final class DecisionLog implements DecisionListener {
 
+    /** Hidden, for tests: the summary's interval in milliseconds instead of a minute. */
+    static final String SUMMARY_INTERVAL_PROPERTY = "retry-after-agent.summary-interval-ms";
+    static final long SUMMARY_INTERVAL_MILLIS = 60_000;
+
     private final AgentLogger log;
+    private final Clock clock;
+    private final long summaryMillis;
     /** The hold each host was last logged for: one line per hold, not one per request it fails. */
-    private final java.util.concurrent.ConcurrentHashMap<String, Long> loggedHolds = new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Long> loggedHolds = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, HostMinute> minutes = new ConcurrentHashMap<>();
+    /** Each host's last decision, for the reason a refusal's wait is named by. */
+    private final ConcurrentHashMap<String, Decision> lastDecisions = new ConcurrentHashMap<>();
+    private final AtomicBoolean summaries = new AtomicBoolean();
 
     public DecisionLog(AgentLogger log) {
-        this.log = log;
+        this(log, Clock.system(), SUMMARY_INTERVAL_MILLIS);
     }
+
+    public DecisionLog(AgentLogger log, Clock clock) {
+        this(log, clock, intervalFromProperty());
+    }
+
+    DecisionLog(AgentLogger log, Clock clock, long summaryMillis) {
+        this.log = log;
+        this.clock = clock;
+        this.summaryMillis = summaryMillis;
+    }
+
+    private static long intervalFromProperty() {
+        String set = System.getProperty(SUMMARY_INTERVAL_PROPERTY);
+        try {
+            return set == null ? SUMMARY_INTERVAL_MILLIS : Math.max(100, Long.parseLong(set.trim()));
+        } catch (NumberFormatException e) {
+            return SUMMARY_INTERVAL_MILLIS;
+        }
+    }
+
+    // ---- refusals and what they teach
 
     @Override
     public void onRefusal(HostState host, Decision decision) {
-        log.warn(DecisionLine.format(decision));
+        lastDecisions.put(host.key(), decision);
+        HostMinute minute = minute(host);
+        LogLine line = refusalLine(decision);
+        if (decision.mode() == Mode.OBSERVE) {
+            synchronized (minute) {
+                minute.observedRefusals++;
+                if (decision.outcome() == Decision.Outcome.RETRY) {
+                    minute.wouldRetry++;
+                } else if (decision.outcome() == Decision.Outcome.GIVE_UP) {
+                    minute.wouldGiveUp++;
+                }
+            }
+            if (minute.firstOfKind("refusal " + decision.outcome() + " " + reason(decision))) {
+                log.warn(line);
+            } else {
+                log.debug(line);
+            }
+            return;
+        }
+        synchronized (minute) {
+            minute.refusals++;
+        }
+        log.warn(line);
+    }
+
+    /** The decision line, with the reason named as JMX and status name it: {@code ... raised to min-sleep [HEADER_AS_HINT; category unknown]}. */
+    static String decisionLine(Decision d) {
+        String line = DecisionLine.format(d);
+        String tag = " [" + d.category().label() + "]";
+        int at = line.lastIndexOf(tag);
+        String named = " [" + reason(d) + "; category " + d.category().label() + "]";
+        return at < 0 ? line + named : line.substring(0, at) + named + line.substring(at + tag.length());
+    }
+
+    private static LogLine refusalLine(Decision d) {
+        return LogLine.of("refusal", decisionLine(d)).host(d.host()).reason(reason(d))
+                .figure("status", d.status()).figure("attempt", d.attempt()).figure("maxAttempts", d.maxAttempts())
+                .figure("retryAfter", cut(d.header().raw())).figure("outcome", d.outcome().name())
+                .figure("waitMillis", d.waitBeforeNextRequest().millis()).figure("bound", d.waitBeforeNextRequest().bound().name())
+                .figure("category", d.category().label()).figure("mode", d.mode().label());
+    }
+
+    /** A header is evidence, not a payload to copy into logs: cut as the text line cuts it. */
+    static String cut(String header) {
+        return header == null || header.length() <= MAX_HEADER_CHARS ? header
+                : header.substring(0, MAX_HEADER_CHARS) + "...(" + header.length() + " chars)";
+    }
+
+    private static final int MAX_HEADER_CHARS = 64;
+
+    private static String reason(Decision d) {
+        return d.waitBeforeNextRequest().reason().name();
     }
 
     @Override
     public void onLearned(HostState host, Learned learned) {
         if (learned.pacePerSecond() <= 0) {
             // The first refusal of a host whose window is not known: no window to count in, and no pace yet.
-            log.info(String.format(Locale.ROOT, "%s refused after %d successes; its limit is learned when the refusals end",
-                    host.key(), learned.ceiling()));
+            log.info(LogLine.of("learned", String.format(Locale.ROOT, "%s refused after %d successes; its limit is learned when the refusals end",
+                    host.key(), learned.ceiling())).host(host.key()).figure("ceiling", learned.ceiling()));
             return;
         }
-        log.info(String.format(Locale.ROOT, "%s learned: %d successes in a %s window before the refusal; pace now %.1f/min",
-                host.key(), learned.ceiling(), DecisionLine.duration(learned.windowMillis()), learned.pacePerSecond() * 60));
+        log.info(LogLine.of("learned", String.format(Locale.ROOT, "%s learned: %d successes in a %s window before the refusal; pace now %.1f/min",
+                host.key(), learned.ceiling(), DecisionLine.duration(learned.windowMillis()), learned.pacePerSecond() * 60))
+                .host(host.key()).figure("ceiling", learned.ceiling()).figure("windowMillis", learned.windowMillis())
+                .figure("pacePerMinute", learned.pacePerSecond() * 60));
     }
 
     @Override
@@ -69,36 +173,278 @@ public final class DecisionLog implements DecisionListener {
         }
     }
 
+    // ---- holds
+
     @Override
     public void onHeldRequest(HostState host, HostHeldException failure) {
+        HostMinute minute = minute(host);
+        synchronized (minute) {
+            minute.failedFast++;
+        }
+        String held = withoutPrefix(failure.getMessage());
         if (failure.whileProbing()) {
-            return; // the hold's line said requests fail fast until a probe is let through
+            log.debug(heldLine(host, held)); // the hold's line said requests fail fast until a probe is let through
+            return;
         }
         Long before = loggedHolds.put(host.key(), failure.untilMillis());
         if (before == null || before != failure.untilMillis()) {
-            log.warn(failure.getMessage() + "; later requests fail the same way until then (counted in the report)");
+            log.warn(heldLine(host, held + "; later requests fail the same way until then (counted in the report)"));
+        } else {
+            log.debug(heldLine(host, held));
         }
+    }
+
+    private LogLine heldLine(HostState host, String text) {
+        Decision last = lastDecisions.get(host.key());
+        String reason = last != null && last.outcome() == Decision.Outcome.HOLD ? reason(last) : "HELD";
+        return LogLine.of("held", text).host(host.key()).reason(reason);
+    }
+
+    /** The exception's message speaks to the application, so it names the agent; the log's lines name it already. */
+    static String withoutPrefix(String message) {
+        String prefix = AgentLog.NAME + ": ";
+        return message != null && message.startsWith(prefix) ? message.substring(prefix.length()) : String.valueOf(message);
+    }
+
+    // ---- waits
+
+    /** A request's turn waited: one DEBUG line with each cause, and the host's summary counts it. */
+    void onTurnWaited(TurnWaits turn) {
+        HostState host = turn.host();
+        HostMinute minute = minute(host);
+        long waited = Math.max(turn.totalMillis, turn.paceMillis + turn.refusalMillis + turn.hintsMillis + turn.queueMillis);
+        synchronized (minute) {
+            minute.requestsWaited++;
+            minute.waitedMillis += waited;
+            minute.paceMillis += turn.paceMillis;
+            minute.refusalMillis += turn.refusalMillis;
+            minute.queueMillis += turn.queueMillis;
+            minute.hintsMillis += turn.hintsMillis;
+        }
+        if (!log.isDebugEnabled()) {
+            return;
+        }
+        HostSnapshot now = host.snapshot(clock.millis());
+        String refusalReason = refusalReason(host);
+        List<String> parts = new ArrayList<>(4);
+        int causes = (turn.queueMillis > 0 ? 1 : 0) + (turn.refusalMillis > 0 ? 1 : 0) + (turn.paceMillis > 0 ? 1 : 0)
+                + (turn.hintsMillis > 0 ? 1 : 0);
+        String mainCause = null;
+        long most = 0;
+        if (turn.queueMillis > 0) {
+            parts.add(part("queued at the cap of " + now.maxConcurrency + " in flight", turn.queueMillis, causes, WaitCause.QUEUE_AT_CAP.name()));
+            most = turn.queueMillis;
+            mainCause = WaitCause.QUEUE_AT_CAP.name();
+        }
+        if (turn.refusalMillis > 0) {
+            parts.add(part(WaitCause.REFUSAL_WAIT.words(), turn.refusalMillis, causes, refusalReason));
+            if (turn.refusalMillis > most) {
+                most = turn.refusalMillis;
+                mainCause = refusalReason;
+            }
+        }
+        if (turn.paceMillis > 0) {
+            parts.add(part(String.format(Locale.ROOT, "pace %.1f/min", now.pacePerMinute()), turn.paceMillis, causes, WaitCause.PACE.name()));
+            if (turn.paceMillis > most) {
+                most = turn.paceMillis;
+                mainCause = WaitCause.PACE.name();
+            }
+        }
+        if (turn.hintsMillis > 0) {
+            parts.add(part(WaitCause.RATE_LIMIT_HINTS.words(), turn.hintsMillis, causes, WaitCause.RATE_LIMIT_HINTS.name()));
+            if (turn.hintsMillis > most) {
+                mainCause = WaitCause.RATE_LIMIT_HINTS.name();
+            }
+        }
+        String text = host.key() + " waited " + String.format(Locale.ROOT, "%.2f s", waited / 1000.0) + ": " + String.join(", then ", parts);
+        log.debug(LogLine.of("wait", text).host(host.key()).reason(mainCause).figure("waitedMillis", waited)
+                .figure("paceMillis", turn.paceMillis).figure("refusalWaitMillis", turn.refusalMillis)
+                .figure("queueMillis", turn.queueMillis).figure("hintsMillis", turn.hintsMillis)
+                .figure("pacePerMinute", now.pacePerMinute()).figure("maxConcurrency", now.maxConcurrency));
+    }
+
+    /** "pace 9.3/min [PACE]", or with its own seconds when the wait had several causes. */
+    private static String part(String words, long millis, int causes, String name) {
+        return words + (causes > 1 ? String.format(Locale.ROOT, " %.2f s", millis / 1000.0) : "") + " [" + name + "]";
+    }
+
+    private String refusalReason(HostState host) {
+        Decision last = lastDecisions.get(host.key());
+        return last != null ? reason(last) : WaitCause.REFUSAL_WAIT.name(); // another JVM's refusal, in a fleet
     }
 
     @Override
     public void onObservedTurn(HostState host, ObservedTurn turn) {
+        HostMinute minute = minute(host);
         HostHeldException held = turn.wouldFailFast();
         if (held != null) {
+            synchronized (minute) {
+                minute.wouldFailFast++;
+            }
             Long before = loggedHolds.put(host.key(), held.untilMillis());
+            LogLine line = heldLine(host, "would fail fast: " + withoutPrefix(held.getMessage())
+                    + "; later requests would fail the same way until then (observe mode: sent; counted in the report)");
             if (before == null || before != held.untilMillis()) {
-                log.warn("would fail fast: " + held.getMessage() + "; later requests would fail the same way until then"
-                        + " (observe mode: sent; counted in the report)");
+                log.warn(line);
+            } else {
+                log.debug(line);
             }
             return;
         }
-        StringBuilder line = new StringBuilder(host.key()).append(" request -> would ");
+        long now = clock.millis();
+        long wait = turn.wouldWaitMillis();
+        long notBefore = host.knowledge().notBefore().orElse(Long.MIN_VALUE);
+        long refusalPart = notBefore > now ? Math.min(wait, notBefore - now) : 0;
+        long pacePart = wait - refusalPart;
+        synchronized (minute) {
+            if (wait > 0) {
+                minute.wouldWaitRequests++;
+                minute.wouldWaitMillis += wait;
+                minute.wouldRefusalMillis += refusalPart;
+                minute.wouldPaceMillis += pacePart;
+            }
+            if (turn.wouldQueue()) {
+                minute.wouldQueue++;
+            }
+        }
+        String cause = refusalPart >= pacePart ? refusalReason(host) : WaitCause.PACE.name();
+        StringBuilder text = new StringBuilder(host.key()).append(" request -> would ");
         if (turn.wouldQueue()) {
-            line.append("queue for a permit (max-concurrency ").append(host.policy().maxConcurrency()).append(" in flight)");
+            text.append("queue for a permit (max-concurrency ").append(host.policy().maxConcurrency()).append(" in flight) [")
+                    .append(WaitCause.QUEUE_AT_CAP.name()).append(']');
         }
-        if (turn.wouldWaitMillis() > 0) {
-            line.append(turn.wouldQueue() ? ", then " : "").append("wait ").append(String.format(Locale.ROOT, "%.1fs", turn.wouldWaitMillis() / 1000.0))
-                    .append(" before sending");
+        if (wait > 0) {
+            text.append(turn.wouldQueue() ? ", then " : "").append("wait ").append(String.format(Locale.ROOT, "%.1fs", wait / 1000.0))
+                    .append(" before sending [").append(cause).append(']');
         }
-        log.info(line.append(" (observe mode: sent now)").toString());
+        text.append(" (observe mode: sent now)");
+        LogLine line = LogLine.of("would-wait", text.toString()).host(host.key()).reason(wait > 0 ? cause : WaitCause.QUEUE_AT_CAP.name())
+                .figure("wouldWaitMillis", wait).figure("wouldQueue", turn.wouldQueue()).figure("mode", Mode.OBSERVE.label());
+        String kind = "turn " + (turn.wouldQueue() ? "queue " : "") + (wait > 0 ? (refusalPart >= pacePart ? "refusal" : "pace") : "");
+        if (minute.firstOfKind(kind)) {
+            log.info(line);
+        } else {
+            log.debug(line);
+        }
+    }
+
+    // ---- the summary
+
+    private HostMinute minute(HostState host) {
+        HostMinute minute = minutes.get(host.key());
+        if (minute == null) {
+            HostMinute made = new HostMinute(host.key());
+            minute = minutes.putIfAbsent(host.key(), made);
+            if (minute == null) {
+                minute = made;
+            }
+        }
+        minute.host = host;
+        startSummaries();
+        return minute;
+    }
+
+    /** The first thing to summarise starts the timer: nothing of it on the start-up path. */
+    private void startSummaries() {
+        if (summaries.get() || !summaries.compareAndSet(false, true)) {
+            return;
+        }
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(new DaemonThreads("retry-after-agent-summary"));
+        timer.scheduleAtFixedRate(new Runnable() {
+            @Override
+            public void run() {
+                try {
+                    summarise();
+                } catch (Throwable t) {
+                    AgentLog.failure("writing the per-host summary", t);
+                }
+            }
+        }, summaryMillis, summaryMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** One INFO line for each host that was paced, refused or held since the last: what its requests waited for. */
+    void summarise() {
+        for (HostMinute minute : minutes.values()) {
+            LogLine line;
+            synchronized (minute) {
+                if (!minute.anything()) {
+                    continue;
+                }
+                line = summary(minute);
+                minute.reset();
+            }
+            log.info(line);
+        }
+    }
+
+    private LogLine summary(HostMinute m) {
+        HostState host = m.host;
+        HostSnapshot now = host.snapshot(clock.millis());
+        String refusalReason = refusalReason(host);
+        boolean observed = m.observedRefusals > 0 || m.wouldWaitRequests > 0 || m.wouldQueue > 0 || m.wouldFailFast > 0;
+        StringBuilder text = new StringBuilder(m.key);
+        if (observed) {
+            text.append(" (observe mode: nothing was held back)");
+        }
+        text.append(": ");
+        text.append(now.pacePerSecond > 0 ? String.format(Locale.ROOT, "paced at %.1f/min; ", now.pacePerMinute()) : "");
+        text.append("in the last ").append(summaryMillis == 60_000 ? "minute" : DecisionLine.duration(summaryMillis)).append(' ');
+        List<String> said = new ArrayList<>(4);
+        if (m.requestsWaited > 0) {
+            said.add(m.requestsWaited + (m.requestsWaited == 1 ? " request" : " requests") + " waited " + HostMinute.seconds(m.waitedMillis)
+                    + " in all (" + causes(m.paceMillis, m.refusalMillis, m.queueMillis, m.hintsMillis, now.maxConcurrency) + ")");
+        }
+        if (m.refusals > 0) {
+            said.add(m.refusals + (m.refusals == 1 ? " refusal" : " refusals"));
+        }
+        if (m.failedFast > 0) {
+            said.add(m.failedFast + (m.failedFast == 1 ? " request" : " requests") + " failed fast, the host being held");
+        }
+        if (m.wouldWaitRequests > 0 || m.wouldQueue > 0) {
+            said.add("enforce mode would have made " + m.wouldWaitRequests + " requests wait " + HostMinute.seconds(m.wouldWaitMillis)
+                    + " in all (" + causes(m.wouldPaceMillis, m.wouldRefusalMillis, 0, 0, 0) + ")"
+                    + (m.wouldQueue > 0 ? " and queued " + m.wouldQueue + " at the cap of " + now.maxConcurrency + " in flight" : ""));
+        }
+        if (m.observedRefusals > 0) {
+            said.add(m.observedRefusals + (m.observedRefusals == 1 ? " refusal" : " refusals") + ": enforce mode would have retried "
+                    + m.wouldRetry + " and given up on " + m.wouldGiveUp);
+        }
+        if (m.wouldFailFast > 0) {
+            said.add(m.wouldFailFast + " requests would have failed fast, the host being held");
+        }
+        if (m.requestsWaited == 0 && m.wouldWaitRequests == 0) {
+            said.add(0, "no request waited");
+        }
+        text.append(String.join("; ", said));
+        return LogLine.of("summary", text.toString()).host(m.key).reason(m.mainCause(refusalReason))
+                .figure("intervalMillis", summaryMillis).figure("pacePerMinute", now.pacePerMinute())
+                .figure("requestsWaited", m.requestsWaited).figure("waitedMillis", m.waitedMillis)
+                .figure("paceMillis", m.paceMillis).figure("refusalWaitMillis", m.refusalMillis)
+                .figure("queueMillis", m.queueMillis).figure("hintsMillis", m.hintsMillis)
+                .figure("refusals", m.refusals).figure("failedFast", m.failedFast)
+                .figure("mode", observed ? Mode.OBSERVE.label() : Mode.ENFORCE.label())
+                .figure("wouldWaitRequests", observed ? m.wouldWaitRequests : null)
+                .figure("wouldWaitMillis", observed ? m.wouldWaitMillis : null)
+                .figure("wouldQueue", observed ? m.wouldQueue : null)
+                .figure("observedRefusals", observed ? m.observedRefusals : null)
+                .figure("wouldRetry", observed ? m.wouldRetry : null);
+    }
+
+    /** "pace 38.0 s, refusals' waits 3.0 s": the causes that took any time. */
+    private static String causes(long pace, long refusal, long queue, long hints, int cap) {
+        List<String> parts = new ArrayList<>(4);
+        if (pace >= 50) { // what rounds to 0.0 s is not said
+            parts.add("pace " + HostMinute.seconds(pace));
+        }
+        if (refusal >= 50) {
+            parts.add("refusals' waits " + HostMinute.seconds(refusal));
+        }
+        if (queue >= 50) {
+            parts.add("queue at the cap of " + cap + " in flight " + HostMinute.seconds(queue));
+        }
+        if (hints >= 50) {
+            parts.add("rate-limit hints " + HostMinute.seconds(hints));
+        }
+        return parts.isEmpty() ? "each briefly" : String.join(", ", parts);
     }
 }

@@ -52,7 +52,13 @@ public final class ExitReport {
                 s.category.label(), s.learnedCeiling().isPresent() ? s.learnedCeiling().getAsInt() + " per " + DecisionLine.duration(s.windowMillis) : "none",
                 s.pacePerSecond > 0 ? String.format(Locale.ROOT, "%.1f/min", s.pacePerMinute()) : "none", s.holds, s.heldRequests,
                 "none".equals(s.hints) ? "" : ", rate-limit hints " + s.hints)
+                + (s.lastDecision().isPresent() ? ", last reason " + lastReason(s) : "")
                 + (observed == null ? "" : "; " + observed);
+    }
+
+    /** The last refusal's reason, named as JMX, status and the log name it ({@code HEADER_AS_HINT}). */
+    static String lastReason(HostSnapshot s) {
+        return s.lastDecision().get().waitBeforeNextRequest().reason().name();
     }
 
     /** What enforce mode would have done, for a host that was observed and would have seen it act; null otherwise. */
@@ -123,6 +129,7 @@ public final class ExitReport {
             number(json, "heldRequests", s.heldRequests);
             json.append(", \"holdUntil\": ").append(s.holdUntil().isPresent() ? "\"" + Instant.ofEpochMilli(s.holdUntil().getAsLong()) + "\"" : "null");
             field(json, "rateLimitHints", s.hints, false);
+            json.append(", \"lastReason\": ").append(s.lastDecision().isPresent() ? "\"" + lastReason(s) + "\"" : "null");
             observed(json, s.observed);
             json.append('}');
         }

@@ -1,5 +1,6 @@
 package dev.retryafter.agent.instrument.apache5async;
 
+import dev.retryafter.agent.report.Turns;
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.engine.Call;
@@ -352,7 +353,7 @@ public final class Apache5AsyncCalls {
         boolean first() {
             CompletableFuture<Void> turn;
             try {
-                turn = call.turn();
+                turn = Turns.start(call);
             } catch (RuntimeException e) {
                 AgentLog.failure("taking an Apache async turn", e);
                 call.endAttempt();
@@ -373,7 +374,7 @@ public final class Apache5AsyncCalls {
         void attempt() {
             CompletableFuture<Void> turn;
             try {
-                turn = call.turn();
+                turn = Turns.start(call);
             } catch (RuntimeException e) {
                 fallBack(e);
                 return;

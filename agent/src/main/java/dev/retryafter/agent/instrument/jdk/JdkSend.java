@@ -1,5 +1,6 @@
 package dev.retryafter.agent.instrument.jdk;
 
+import dev.retryafter.agent.report.Turns;
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.RetryEngine;
@@ -38,7 +39,7 @@ public final class JdkSend {
         try {
             while (true) {
                 try {
-                    call.awaitTurn();
+                    Turns.await(call);
                 } catch (InterruptedException e) {
                     Thread.interrupted(); // the JDK's send clears the flag when it throws: so does this one
                     throw e;

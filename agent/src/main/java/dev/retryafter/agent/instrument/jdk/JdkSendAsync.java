@@ -1,5 +1,6 @@
 package dev.retryafter.agent.instrument.jdk;
 
+import dev.retryafter.agent.report.Turns;
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostHeldException;
@@ -80,7 +81,7 @@ public final class JdkSendAsync {
         void attempt() {
             CompletableFuture<Void> turn;
             try {
-                turn = call.turn();
+                turn = Turns.start(call);
             } catch (RuntimeException e) {
                 fallBack(e);
                 return;

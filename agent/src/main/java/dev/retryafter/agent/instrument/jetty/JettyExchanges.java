@@ -1,5 +1,6 @@
 package dev.retryafter.agent.instrument.jetty;
 
+import dev.retryafter.agent.report.Turns;
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostHeldException;
@@ -78,7 +79,7 @@ public final class JettyExchanges {
             api.onComplete(request, api.proxy(api.completeListener, new Ended(call)));
             requests.put(request, governed);
             conversations.put(conversation, call);
-            turn = call.turn();
+            turn = Turns.start(call);
         } catch (Throwable t) {
             AgentLog.failure("governing a Jetty request", t);
             return false;
@@ -303,7 +304,7 @@ public final class JettyExchanges {
                     api.failConversation(request, response, aborted);
                     return;
                 }
-                turn = call.turn();
+                turn = Turns.start(call);
             } catch (Throwable t) {
                 AgentLog.failure("retrying a Jetty request", t);
                 turn = CompletableFuture.completedFuture(null);

@@ -1,5 +1,6 @@
 package dev.retryafter.agent.instrument.okhttp;
 
+import dev.retryafter.agent.report.Turns;
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostHeldException;
@@ -73,7 +74,7 @@ public final class OkHttpCalls {
         CompletableFuture<Void> turn;
         try {
             call = engine.open(Endpoint.host(host), Endpoint.port(scheme, port), replayable);
-            turn = call.turn();
+            turn = Turns.start(call);
         } catch (RuntimeException e) {
             AgentLog.failure("opening an OkHttp enqueue", e);
             return false;

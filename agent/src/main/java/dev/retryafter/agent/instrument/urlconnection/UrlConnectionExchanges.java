@@ -1,5 +1,6 @@
 package dev.retryafter.agent.instrument.urlconnection;
 
+import dev.retryafter.agent.report.Turns;
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.DaemonThreads;
@@ -205,7 +206,7 @@ public final class UrlConnectionExchanges {
 
     private void awaitTurn(Call call) throws IOException {
         try {
-            call.awaitTurn();
+            Turns.await(call);
         } catch (HostHeldException e) {
             throw e;
         } catch (InterruptedException e) {
