@@ -42,7 +42,7 @@ final class PolicyControl implements PolicyControls, PolicyReloader.Target {
         this.policiesNow = policiesNow;
         this.reloadMillis = config.reloadMillis();
         this.reloader = new PolicyReloader(config, this, log.infoLines(), log.warnLines());
-        this.modeOrigin = PolicyDescription.modeOrigin(config);
+        this.modeOrigin = config.modeOrigin();
     }
 
     /** Starts looking at the policy file, if there is one and {@code reload} is not off; {@code beans} hear of each reload. */
@@ -83,7 +83,7 @@ final class PolicyControl implements PolicyControls, PolicyReloader.Target {
             modeSwitchedAtRunTime = false;
         }
         if (!modeSwitchedAtRunTime) {
-            modeOrigin = PolicyDescription.modeOrigin(next);
+            modeOrigin = next.modeOrigin();
         }
         if (beans != null) {
             beans.policyLoaded(reloader.file() != null ? reloader.file().toString() : next.source(), System.currentTimeMillis());

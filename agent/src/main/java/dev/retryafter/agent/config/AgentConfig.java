@@ -164,6 +164,12 @@ public final class AgentConfig {
         return read.settings;
     }
 
+    /** Where the agent-wide mode came from, for {@code policy PID}: its line, or the built-in default. */
+    public String modeOrigin() {
+        String origin = origin(PolicyFile.MODE);
+        return origin != null ? origin : PolicyDescription.BUILT_IN;
+    }
+
     /** Where {@code key} was written ("FILE:LINE", or "agent argument"); null when it was not. */
     public String origin(String key) {
         return read.origins.get(key);

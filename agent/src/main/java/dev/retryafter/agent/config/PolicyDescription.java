@@ -16,11 +16,7 @@ import java.util.Map;
  */
 public final class PolicyDescription {
 
-    /** The settings as the file spells them, in the order policy.md lists them. */
-    private static final Setting[] ROWS = {Setting.MIN_SLEEP, Setting.MAX_SLEEP, Setting.MAX_ATTEMPTS, Setting.MAX_CONCURRENCY,
-            Setting.RATE, Setting.MODE, Setting.BLOCK_STATUSES, Setting.RETRY_STATUSES, Setting.WINDOW, Setting.HEADROOM,
-            Setting.BACKOFF_BASE, Setting.BACKOFF_CAP, Setting.CATEGORY};
-    private static final String BUILT_IN = "built-in default";
+    static final String BUILT_IN = "built-in default";
     private static final String DEFAULT_PREFIX = "default.";
 
     private final AgentConfig config;
@@ -35,12 +31,6 @@ public final class PolicyDescription {
         this.config = config;
         this.agentMode = agentMode;
         this.agentModeOrigin = agentModeOrigin;
-    }
-
-    /** Where the agent-wide mode of {@code config} came from when nothing at run time has switched it. */
-    public static String modeOrigin(AgentConfig config) {
-        String origin = config.origin(PolicyFile.MODE);
-        return origin != null ? origin : BUILT_IN;
     }
 
     /**
@@ -113,7 +103,12 @@ public final class PolicyDescription {
             String key = PolicyFile.POLICY_PREFIX + entry.policy.name() + ".hosts";
             rows.add(new String[] {"hosts", joined(entry.hosts), where(key)});
         }
-        for (Setting setting : ROWS) {
+        // The settings as the file spells them, in the order policy.md lists them. Not a constant: Setting's
+        // lambdas would be linked at the agent's start, when this class is loaded.
+        Setting[] settings = {Setting.MIN_SLEEP, Setting.MAX_SLEEP, Setting.MAX_ATTEMPTS, Setting.MAX_CONCURRENCY, Setting.RATE,
+                Setting.MODE, Setting.BLOCK_STATUSES, Setting.RETRY_STATUSES, Setting.WINDOW, Setting.HEADROOM, Setting.BACKOFF_BASE,
+                Setting.BACKOFF_CAP, Setting.CATEGORY};
+        for (Setting setting : settings) {
             rows.add(row(setting, entry));
         }
         int[] widths = new int[2];

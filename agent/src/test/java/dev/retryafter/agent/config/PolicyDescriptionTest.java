@@ -21,7 +21,7 @@ class PolicyDescriptionTest {
         Files.write(file, ("# comment\nmode = observe\ndefault.max-sleep = 30s\npolicy.king.hosts = 127.0.0.1:8081, *.kingcounty.gov\n"
                 + "policy.king.max-concurrency = 2\npolicy.pierce.hosts = pierce.example\npolicy.pierce.mode = enforce\n").getBytes(StandardCharsets.UTF_8));
         AgentConfig config = AgentArguments.load("config=" + file + ",policy.king.max-attempts=3", Collections.<String, String>emptyMap());
-        PolicyDescription description = new PolicyDescription(config, Mode.OBSERVE, PolicyDescription.modeOrigin(config));
+        PolicyDescription description = new PolicyDescription(config, Mode.OBSERVE, config.modeOrigin());
 
         String king = description.forHost("data.kingcounty.gov:443");
         assertTrue(king.startsWith("data.kingcounty.gov:443 falls under policy king; policies from "), king);
