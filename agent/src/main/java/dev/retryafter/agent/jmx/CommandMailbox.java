@@ -12,6 +12,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -19,12 +20,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 
 /**
  * Where {@code java -jar retry-after-agent.jar mode|enable|disable|forget|release|reload|policy PID}
  * leaves its request, and finds the answer: a directory of this JVM's own,
- * {@code java.io.tmpdir/retry-after-agent-USER/PID}, only its user may enter (0700, checked before
+ * {@code java.io.tmpdir/retry-after-agent-USER/PID-RANDOM}, only its user may enter (0700, checked before
  * every use on both sides), named in the system property {@value #PROPERTY}, which the command reads
  * over the attach mechanism as {@code status} does. Nothing is loaded into the JVM to steer it and no
  * port is opened, as the JDK's local JMX connector would be, on every interface, for the rest of the
@@ -47,6 +49,9 @@ public final class CommandMailbox implements Runnable {
     static final long FIRST_LOOK_MILLIS = 1_000;
     static final long POLL_MILLIS = 200;
     static final int MAX_REQUEST_BYTES = 64 * 1024;
+    /** How often a live agent touches its directory, and how long one untouched is left before it is taken for a dead JVM's. */
+    static final long TOUCH_MILLIS = 60_000;
+    static final long STALE_MILLIS = 10 * TOUCH_MILLIS;
     private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(PosixFilePermission.OWNER_READ,
             PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
 
@@ -94,12 +99,17 @@ public final class CommandMailbox implements Runnable {
             return;
         }
         System.setProperty(PROPERTY, box.toString());
+        long touched = System.currentTimeMillis();
         while (true) {
             try {
                 Thread.sleep(POLL_MILLIS);
                 if (!Files.isDirectory(box, LinkOption.NOFOLLOW_LINKS)) {
-                    box = open(); // a cleaner of the temporary directory took it
+                    box = open(); // a cleaner of the temporary directory took it, or it was taken for a dead JVM's
                     System.setProperty(PROPERTY, box.toString());
+                }
+                if (System.currentTimeMillis() - touched > TOUCH_MILLIS) {
+                    touched = System.currentTimeMillis();
+                    Files.setLastModifiedTime(box, FileTime.fromMillis(touched));
                 }
                 look(box);
             } catch (InterruptedException e) {
@@ -117,15 +127,45 @@ public final class CommandMailbox implements Runnable {
         String user = System.getProperty("user.name", "");
         Path base = Paths.get(System.getProperty("java.io.tmpdir"), "retry-after-agent-" + user.replaceAll("[^A-Za-z0-9._-]", "_"));
         ownDirectory(base, user);
-        Path box = base.resolve(Long.toString(pid()));
+        pruneTheDead(base);
+        // The pid names it for people; the rest keeps two JVMs of one pid (in two pid namespaces) apart.
+        Path box = base.resolve(pid() + "-" + Integer.toHexString(new Random().nextInt()));
         ownDirectory(box, user);
-        try (DirectoryStream<Path> left = Files.newDirectoryStream(box)) {
-            for (Path file : left) {
-                Files.deleteIfExists(file);
-            }
-        }
         box.toFile().deleteOnExit(); // emptied by then: the command line deletes each answer it reads
         return box;
+    }
+
+    /**
+     * The directories of JVMs that are gone, which a JVM killed outright leaves behind: those not
+     * touched for {@link #STALE_MILLIS}, since a live agent touches its own every minute. By age, not
+     * by pid: a JVM in another pid namespace may share this temporary directory.
+     */
+    private static void pruneTheDead(Path base) {
+        long staleBefore = System.currentTimeMillis() - STALE_MILLIS;
+        List<Path> stale = new ArrayList<>();
+        try (DirectoryStream<Path> boxes = Files.newDirectoryStream(base)) {
+            for (Path box : boxes) {
+                if (Files.getLastModifiedTime(box, LinkOption.NOFOLLOW_LINKS).toMillis() < staleBefore) {
+                    stale.add(box);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return; // left for the next JVM
+        }
+        for (Path box : stale) {
+            try {
+                if (Files.isDirectory(box, LinkOption.NOFOLLOW_LINKS)) {
+                    try (DirectoryStream<Path> left = Files.newDirectoryStream(box)) {
+                        for (Path file : left) {
+                            Files.deleteIfExists(file);
+                        }
+                    }
+                }
+                Files.deleteIfExists(box);
+            } catch (IOException | RuntimeException e) {
+                // another JVM pruning it at the same moment
+            }
+        }
     }
 
     /** Makes {@code dir} 0700, or checks that the one there is a directory of {@code user}'s alone: not a link, not another's. */
