@@ -3,7 +3,6 @@ package dev.retryafter.agent;
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.config.AgentConfig;
 import dev.retryafter.agent.config.Policies;
-import dev.retryafter.agent.config.PolicyReloader;
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.DaemonThreads;
@@ -15,6 +14,7 @@ import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.ClientInstrumentation;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
 import dev.retryafter.agent.instrument.UngovernedClients;
+import dev.retryafter.agent.jmx.CommandMailbox;
 import dev.retryafter.agent.jmx.ManagementBeans;
 import dev.retryafter.agent.metrics.MetricsEndpoint;
 import dev.retryafter.agent.metrics.MetricsPage;
@@ -31,8 +31,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -76,9 +74,10 @@ final class AgentInstaller {
         waits.watch(engine);
         CallDepth depth = new CallDepth();
         GoverningSwitch governing = new GoverningSwitch();
+        PolicyControl policies = new PolicyControl(config, engine, policiesNow, log);
         // Made now, registered only at the first governed request: see ManagementBeans.
         ManagementBeans beans = new ManagementBeans(engine, governing, RetryAfterAgent.version(), config.source(),
-                System.currentTimeMillis(), log, instrumentation);
+                System.currentTimeMillis(), log, instrumentation, policies);
         SelfGuardedStrategies selfGuarded = new SelfGuardedStrategies();
         Turns.watchWith(waits);
         AgentHooks.install(new HookDispatcher(engine, depth, governing, selfGuarded, new Runnable() {
@@ -127,7 +126,7 @@ final class AgentInstaller {
                 config.mode().label()
                         + (config.mode() == Mode.OBSERVE ? " (decisions are logged as what it would do; the traffic is left alone)" : ""));
         try {
-            watchPolicyFile(config, engine, beans, policiesNow, log);
+            policies.watch(beans);
         } catch (Throwable t) { // the agent is on all the same: only reloading is lost
             AgentLog.failure("watching the policy file for changes", t);
         }
@@ -138,40 +137,7 @@ final class AgentInstaller {
                 log.error("no metrics endpoint: it could not be started (" + t + "); the agent governs as ever");
             }
         }
-    }
-
-    /**
-     * Polls the policy file on a daemon thread: a valid edit moves every host to its new policy
-     * for its next requests, and what was learned stays; a change of {@code mode} in the file
-     * switches the engine's mode (as the run-time switch does).
-     */
-    private static void watchPolicyFile(final AgentConfig config, final RetryEngine engine, final ManagementBeans beans,
-                                        final AtomicReference<Policies> policiesNow, AgentLogger log) {
-        if (config.policyFile() == null || config.reloadMillis() <= 0) {
-            return;
-        }
-        final PolicyReloader reloader = new PolicyReloader(config, new PolicyReloader.Target() {
-            @Override
-            public void apply(AgentConfig next, boolean modeChanged) {
-                policiesNow.set(next.policies());
-                engine.usePolicies(next.policies());
-                if (modeChanged) {
-                    engine.switchMode(next.mode());
-                }
-                beans.policyLoaded(config.source(), System.currentTimeMillis());
-            }
-        }, log.infoLines(), log.warnLines());
-        ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(new DaemonThreads("retry-after-agent-reload"));
-        poller.scheduleWithFixedDelay(new Runnable() {
-            @Override
-            public void run() {
-                try {
-                    reloader.check();
-                } catch (Throwable t) {
-                    AgentLog.failure("reloading the policy file", t); // the policy in force stays
-                }
-            }
-        }, config.reloadMillis(), config.reloadMillis(), TimeUnit.MILLISECONDS);
+        CommandMailbox.start(beans, instrumentation, RetryAfterAgent.version(), log);
     }
 
     /** Where changed client classes are kept for the next run; null for nowhere (off, or no home directory). */

@@ -22,6 +22,12 @@ public final class RetryAfterAgent {
      */
     public static final String RUNNING_PROPERTY = "retry-after-agent.version";
 
+    /**
+     * Set when a start did not go as the argument asked (off, or on the built-in defaults), to the
+     * line logged: {@code attach} reads it back and says it, not only "its log says why".
+     */
+    public static final String START_PROBLEM_PROPERTY = "retry-after-agent.start-problem";
+
     private static boolean started;
 
     private RetryAfterAgent() {
@@ -49,18 +55,22 @@ public final class RetryAfterAgent {
         } catch (ConfigException e) {
             if (BadPolicy.keepsAgentOff(argument)) {
                 AgentLog.logger().error("{}; the agent is off (on-bad-policy = off) and the application runs unchanged", e.getMessage());
+                startProblem(e.getMessage() + "; the agent is off (on-bad-policy = off)");
                 return;
             }
             // Off, the agent would let the scraper hammer the portal it was attached to protect.
             AgentLog.logger().error("{}; the agent governs every host on its built-in defaults until the file is fixed and the JVM"
                     + " restarted (on-bad-policy = off keeps it off instead)", e.getMessage());
             config = AgentConfig.defaultsAfter(e.getMessage());
+            startProblem(e.getMessage() + "; the agent governs every host on its built-in defaults");
         } catch (Throwable t) {
             AgentLog.logger().error("could not read the agent argument '" + argument + "'; the agent is off and the application runs unchanged", t);
+            startProblem("could not read the agent argument '" + argument + "' (" + t + "); the agent is off");
             return;
         }
         if (!config.enabled()) {
             AgentLog.logger().info("off (enabled=false, from {}); no class is changed", config.source());
+            startProblem("off (enabled=false, from " + config.source() + ")");
             return;
         }
         try {
@@ -73,8 +83,20 @@ public final class RetryAfterAgent {
             AgentInstaller.install(config, instrumentation);
             started = true;
             System.setProperty(RUNNING_PROPERTY, version());
+            if (!config.source().startsWith(AgentConfig.DEFAULTS_AFTER)) {
+                System.clearProperty(START_PROBLEM_PROPERTY); // an earlier attach's problem is over
+            }
         } catch (Throwable t) {
             AgentLog.logger().error("could not start; the agent is off and the application runs unchanged", t);
+            startProblem("could not start (" + t + "); the agent is off");
+        }
+    }
+
+    private static void startProblem(String line) {
+        try {
+            System.setProperty(START_PROBLEM_PROPERTY, line);
+        } catch (Throwable t) {
+            // only the command line's relay of the line is lost; the log has it
         }
     }
 
@@ -100,8 +122,10 @@ public final class RetryAfterAgent {
             return false;
         }
         try {
-            PlainLog.info(new StringBuilder("off (enabled=false, from ").append(offBy)
-                    .append("); no class is changed and no policy is read").toString()); // no +: see OffSwitch
+            String line = new StringBuilder("off (enabled=false, from ").append(offBy)
+                    .append("); no class is changed and no policy is read").toString(); // no +: see OffSwitch
+            PlainLog.info(line);
+            System.setProperty(START_PROBLEM_PROPERTY, line);
         } catch (Throwable t) {
             // off all the same: only the line was lost
         }

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -52,7 +53,7 @@ class CommandLineTest {
 
                 Cli list = Cli.run(jdk, "list");
                 assertEquals(0, list.exitCode, list::toString);
-                assertTrue(list.stdout.lines().anyMatch(line -> line.matches(pid + " +no +dev\\.retryafter\\.it\\.apps\\.CommandedFetcherApp")),
+                assertTrue(list.stdout.lines().anyMatch(line -> line.matches(pid + " +\\S+ +no +dev\\.retryafter\\.it\\.apps\\.CommandedFetcherApp")),
                         list::toString);
 
                 Path policy = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");
@@ -63,12 +64,17 @@ class CommandLineTest {
                 assertEquals(jdk.feature() >= 21, attach.stdout.contains("JEP 451") && attach.stdout.contains("-XX:+EnableDynamicAgentLoading"),
                         attach::toString);
 
-                Cli again = Cli.run(jdk, "attach", pid, policy.toString());
+                // Attached again with a policy file: not loaded twice, but pointed at the file (read again here).
+                Cli again = awaitCli(jdk, cli -> !cli.stderr.contains("takes no commands yet"), "attach", pid, policy.toString());
                 assertEquals(0, again.exitCode, again::toString);
-                assertTrue(again.stdout.contains("already attached"), again::toString);
+                assertTrue(again.stdout.contains(pid + ": policies now from " + policy + " (from the command line); no setting changed"),
+                        again::toString);
+                Cli bare = Cli.run(jdk, "attach", pid);
+                assertEquals(0, bare.exitCode, bare::toString);
+                assertTrue(bare.stdout.contains("already attached"), bare::toString);
 
-                Cli listed = Cli.run(jdk, "list");
-                assertTrue(listed.stdout.lines().anyMatch(line -> line.matches(pid + " +yes 0\\.1\\.0-SNAPSHOT +.*CommandedFetcherApp")),
+                Cli listed = awaitCli(jdk, cli -> marked(cli, pid), "list");
+                assertTrue(listed.stdout.lines().anyMatch(line -> line.matches(pid + " +\\S+ +yes 0\\.1\\.0-SNAPSHOT +.*CommandedFetcherApp")),
                         listed::toString);
 
                 Set<String> listening = listeningSockets(pid);
@@ -103,12 +109,296 @@ class CommandLineTest {
         }
     }
 
+    /**
+     * Each steering verb against a running scraper with the agent, and what it changed: the mode and the
+     * switch as status shows them, a held host's next request let go, a host's knowledge dropped, a new
+     * policy file applied (its observe mode lets the refusals through), a setting's file and line, a
+     * broken file refused with the policy in force kept. Nothing is loaded and nothing is left listening.
+     */
+    @org.junit.jupiter.api.Test
+    void eachVerbChangesWhatItSays() throws Exception {
+        Jdk jdk = Jdk.JAVA_17;
+        // Two requests per 90 s, and a truthful header: the third is told to wait ~90 s, past max-sleep, so the host is held.
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.TRUTHFUL, 2, 90_000))) {
+            String host = "127.0.0.1:" + portal.port();
+            Path policy = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");
+            Files.writeString(policy, "# the portal of this test\n"
+                    + "policy.portal.hosts = " + host + "\n"
+                    + "policy.portal.category = truthful\n"
+                    + "policy.portal.max-sleep = 3500ms\n"
+                    + "policy.portal.min-sleep = 200ms\n");
+            ChildJvm.Running app = new ChildJvm(jdk).classpathEntry(TestClasspath.testClasses()).withAgent(policy.toString())
+                    .main("dev.retryafter.it.apps.CommandedFetcherApp", portal.baseUrl()).start();
+            try {
+                String pid = app.awaitLine("READY", PATIENCE).split(" ")[1];
+                Set<String> listening = listeningSockets(pid);
+
+                Cli governing = awaitCli(jdk, cli -> !cli.stderr.contains("takes no commands yet"), "policy", pid, host);
+                assertEquals(0, governing.exitCode, governing::toString);
+                assertTrue(governing.stdout.startsWith(host + " falls under policy portal; policies from " + policy), governing::toString);
+                assertTrue(governing.stdout.lines().anyMatch(line -> line.matches(" +max-sleep +3500ms +" + Pattern.quote(policy + ":4"))),
+                        governing::toString);
+                assertTrue(governing.stdout.lines().anyMatch(line -> line.matches(" +max-attempts +5 +built-in default")), governing::toString);
+                Cli every = Cli.run(jdk, "policy", pid);
+                assertEquals(0, every.exitCode, every::toString);
+                assertTrue(every.stdout.contains("policy portal:") && every.stdout.contains("default (every host no policy names):"),
+                        every::toString);
+
+                // Held: the third request is failed fast, and so is a fourth, which never reaches the portal.
+                app.send("fetch 3");
+                String held = app.awaitLine("FETCHED 1 ", PATIENCE);
+                Inconclusive.unlessRefused(portal.stats().refusals, portal.stats()::toString);
+                assertEquals("FETCHED 1 ok=2 refused=0 failed=1", held, portal.stats()::toString);
+                long seen = portal.stats().requests;
+                app.send("fetch 1");
+                assertEquals("FETCHED 2 ok=0 refused=0 failed=1", app.awaitLine("FETCHED 2 ", PATIENCE));
+                assertEquals(seen, portal.stats().requests, "held: the request never reached the portal");
+
+                Cli release = Cli.run(jdk, "release", pid, host);
+                assertEquals(0, release.exitCode, release::toString);
+                assertEquals(pid + ": " + host + " released from its hold: its next request goes (what was learned of it stays)\n",
+                        release.stdout, release::toString);
+                app.send("fetch 1");
+                app.awaitLine("FETCHED 3 ", PATIENCE);
+                long afterRelease = portal.stats().requests;
+                assertTrue(afterRelease > seen, () -> "released: the next request went to the portal (and may have been tried again"
+                        + " before the host was held anew)\n" + portal.stats());
+
+                Cli status = awaitCli(jdk, cli -> cli.stdout.contains("\n" + host + " "), "status", pid);
+                assertTrue(status.stdout.contains(": mode enforce, enabled, policies from " + policy), status::toString);
+                Cli forget = Cli.run(jdk, "forget", pid, host);
+                assertEquals(0, forget.exitCode, forget::toString);
+                assertTrue(forget.stdout.startsWith(pid + ": " + host + " forgotten"), forget::toString);
+                Cli forgotten = awaitCli(jdk, cli -> !cli.stdout.contains("\n" + host + " "), "status", pid);
+                assertTrue(forgotten.stdout.contains(", 0 hosts tracked") && forgotten.stdout.contains("(no host tracked)"), forgotten::toString);
+                Cli again = Cli.run(jdk, "forget", pid, host);
+                assertEquals(1, again.exitCode, again::toString);
+                assertTrue(again.stderr.contains(host + " is not tracked (no host is tracked); nothing changed"), again::toString);
+
+                Cli observe = Cli.run(jdk, "mode", pid, "observe");
+                assertEquals(0, observe.exitCode, observe::toString);
+                assertEquals(pid + ": mode enforce -> observe: new requests are observed and left alone\n", observe.stdout, observe::toString);
+                awaitCli(jdk, cli -> cli.stdout.contains(": mode observe, enabled,"), "status", pid);
+                Cli same = Cli.run(jdk, "mode", pid, "observe");
+                assertEquals(0, same.exitCode, same::toString);
+                assertTrue(same.stdout.contains("mode already observe; nothing changed"), same::toString);
+                Cli modeOrigin = Cli.run(jdk, "policy", pid, host);
+                assertTrue(modeOrigin.stdout.lines().anyMatch(line -> line.matches(" +mode +observe +the agent's mode: switched from the command line at .*")),
+                        modeOrigin::toString);
+                assertEquals(0, Cli.run(jdk, "mode", pid, "enforce").exitCode);
+                awaitCli(jdk, cli -> cli.stdout.contains(": mode enforce, enabled,"), "status", pid);
+
+                Cli disable = Cli.run(jdk, "disable", pid);
+                assertEquals(0, disable.exitCode, disable::toString);
+                assertTrue(disable.stdout.startsWith(pid + ": disabled from the command line: new requests run as if the agent were not there"),
+                        disable::toString);
+                awaitCli(jdk, cli -> cli.stdout.contains(": mode enforce, DISABLED,"), "status", pid);
+                Cli enable = Cli.run(jdk, "enable", pid);
+                assertEquals(0, enable.exitCode, enable::toString);
+                awaitCli(jdk, cli -> cli.stdout.contains(": mode enforce, enabled,"), "status", pid);
+
+                // A new file whose policy observes the portal: its refusal now reaches the application, where enforce held it.
+                Path observing = Files.createTempFile(ChildJvm.workDir(), "observing-", ".properties");
+                Files.writeString(observing, Files.readString(policy) + "policy.portal.mode = observe\n");
+                Cli reload = Cli.run(jdk, "reload", pid, observing.toString());
+                assertEquals(0, reload.exitCode, reload::toString);
+                assertEquals(pid + ": policies now from " + observing + " (was " + policy + ") (from the command line): policy.portal.mode = observe added\n",
+                        reload.stdout, reload::toString);
+                long refusedBefore = portal.stats().refusals;
+                app.send("fetch 1");
+                String observed = app.awaitLine("FETCHED 4 ", PATIENCE);
+                Inconclusive.unlessRefused(portal.stats().refusals - refusedBefore, portal.stats()::toString);
+                assertEquals("FETCHED 4 ok=0 refused=1", observed, "observed: the refusal reached the application\n" + portal.stats());
+                Cli observedPolicy = Cli.run(jdk, "policy", pid, host);
+                assertTrue(observedPolicy.stdout.lines().anyMatch(line -> line.matches(" +mode +observe +" + Pattern.quote(observing + ":6"))),
+                        observedPolicy::toString);
+                awaitCli(jdk, cli -> cli.stdout.contains("policies from " + observing), "status", pid);
+
+                Cli reread = Cli.run(jdk, "reload", pid);
+                assertEquals(0, reread.exitCode, reread::toString);
+                assertEquals(pid + ": policy file " + observing + " re-read (from the command line): no setting changed\n", reread.stdout,
+                        reread::toString);
+                Path broken = Files.createTempFile(ChildJvm.workDir(), "broken-", ".properties");
+                Files.writeString(broken, "policy.portal.hosts = " + host + "\npolicy.portal.max-sleeep = 2s\n");
+                Cli refused = Cli.run(jdk, "reload", pid, broken.toString());
+                assertEquals(1, refused.exitCode, refused::toString);
+                assertTrue(refused.stderr.contains(broken + ":2: policy.portal.max-sleeep: unknown key")
+                        && refused.stderr.contains("the policy in force stays"), refused::toString);
+                Cli kept = Cli.run(jdk, "policy", pid, host);
+                assertTrue(kept.stdout.contains("policies from " + observing), () -> "the policy in force stayed\n" + kept);
+
+                Cli sideways = Cli.run(jdk, "mode", pid, "sideways");
+                assertEquals(2, sideways.exitCode, sideways::toString);
+                Cli nowhere = Cli.run(jdk, "release", pid, "127.0.0.1:1");
+                assertEquals(1, nowhere.exitCode, nowhere::toString);
+                assertTrue(nowhere.stderr.contains("127.0.0.1:1 is not tracked"), nowhere::toString);
+
+                assertEquals(listening, listeningSockets(pid), "the commands left nothing listening in the JVM they steered");
+                app.send("exit");
+                ChildJvm.Result result = app.finish();
+                assertEquals(0, result.exitCode, result::toString);
+                for (String line : List.of(host + ": hold released from the command line", host + ": forgotten from the command line",
+                        "mode enforce -> observe, from the command line", "mode observe -> enforce, from the command line",
+                        "disabled from the command line", "enabled from the command line", "policies now from " + observing)) {
+                    assertTrue(result.stderr.contains(line), () -> "the log says who changed what: " + line + "\n" + result);
+                }
+                assertFalse(result.stderr.contains("agent has been loaded dynamically"), () -> "nothing was loaded\n" + result);
+            } finally {
+                app.process.destroyForcibly();
+            }
+        }
+    }
+
+    /**
+     * {@code attach} with a broken policy file says what is broken (file, line, key), not only that the
+     * log says why; the agent governs on its defaults, and {@code attach} again points it at a good file.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Jdk.class, names = {"JAVA_17", "JAVA_25"})
+    void attachRelaysABrokenPolicyAndAttachAgainPointsAtAGoodOne(Jdk jdk) throws Exception {
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 1_000))) {
+            ChildJvm child = new ChildJvm(jdk).classpathEntry(TestClasspath.testClasses());
+            if (jdk.feature() >= 21) {
+                child.jvmArg("-XX:+EnableDynamicAgentLoading");
+            }
+            ChildJvm.Running app = child.main("dev.retryafter.it.apps.CommandedFetcherApp", portal.baseUrl()).start();
+            try {
+                String pid = app.awaitLine("READY", PATIENCE).split(" ")[1];
+                Path broken = Files.createTempFile(ChildJvm.workDir(), "broken-", ".properties");
+                Files.writeString(broken, "default.min-sleep = 300ms\ndefault.max-sleeep = 2s\n");
+                Cli attach = Cli.run(jdk, "attach", pid, broken.toString());
+                assertEquals(1, attach.exitCode, attach::toString);
+                assertTrue(attach.stderr.contains("attached: retry-after-agent 0.1.0-SNAPSHOT is on in " + pid + ", but not as asked: "
+                        + broken + ":2: default.max-sleeep: unknown key; did you mean default.max-sleep?"), attach::toString);
+                assertTrue(attach.stderr.contains("the agent governs every host on its built-in defaults"), attach::toString);
+
+                Path good = Files.createTempFile(ChildJvm.workDir(), "good-", ".properties");
+                Files.writeString(good, LyingHeadersTest.POLICY);
+                Cli again = awaitCli(jdk, cli -> !cli.stderr.contains("takes no commands yet"), "attach", pid, good.toString());
+                assertEquals(0, again.exitCode, again::toString);
+                assertTrue(again.stdout.contains(pid + ": policies now from " + good + " (from the command line): "), again::toString);
+                app.send("fetch 12");
+                assertEquals("FETCHED 1 ok=12 refused=0", app.awaitLine("FETCHED 1 ", PATIENCE), "governed: every refusal retried");
+                Inconclusive.unlessRefused(portal.stats().refusals, portal.stats()::toString);
+                MinSleepFloor.assertKept(portal.stats().shortestGapAfterAnyRefusalMillis, LyingHeadersTest.MIN_SLEEP, portal.stats()::toString);
+                app.send("exit");
+                ChildJvm.Result result = app.finish();
+                assertEquals(0, result.exitCode, result::toString);
+                assertEquals(1, result.stderr.lines().filter(line -> line.contains("retry-after-agent - on; policies from")).count(),
+                        () -> "loaded once\n" + result);
+            } finally {
+                app.process.destroyForcibly();
+            }
+        }
+    }
+
+    /**
+     * {@code list} with five JVMs of Java 8 to 25 running without the agent and two with it: each is
+     * listed with its Java version, the two marked, and none of the five attached to (no attach
+     * socket) or given a class of the agent (their own class-load output).
+     */
+    @org.junit.jupiter.api.Test
+    void listAttachesToNoneAndMarksTheAgents() throws Exception {
+        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 100, 1_000))) {
+            List<ChildJvm.Running> plain = new ArrayList<>();
+            List<ChildJvm.Running> withAgent = new ArrayList<>();
+            try {
+                for (Jdk jdk : List.of(Jdk.JAVA_11, Jdk.JAVA_17, Jdk.JAVA_17, Jdk.JAVA_21, Jdk.JAVA_25)) {
+                    plain.add(new ChildJvm(jdk).classpathEntry(TestClasspath.testClasses()).jvmArg("-verbose:class")
+                            .main("dev.retryafter.it.apps.CommandedFetcherApp", portal.baseUrl()).start());
+                }
+                withAgent.add(new ChildJvm(Jdk.JAVA_17).classpathEntry(TestClasspath.testClasses()).withAgent(null)
+                        .main("dev.retryafter.it.apps.CommandedFetcherApp", portal.baseUrl()).start());
+                withAgent.add(new ChildJvm(Jdk.JAVA_8).classpathEntry(TestClasspath.testClasses()).withAgent(null)
+                        .classpath(name -> name.startsWith("httpclient-4") || name.startsWith("httpcore-4")
+                                || name.startsWith("commons-logging") || name.startsWith("commons-codec"))
+                        .main("dev.retryafter.it.apps.java8.AttachLaterApache4App", portal.baseUrl(), "0").start());
+                List<String> plainPids = new ArrayList<>();
+                for (ChildJvm.Running app : plain) {
+                    plainPids.add(app.awaitLine("READY", PATIENCE).split(" ")[1]);
+                }
+                List<String> agentPids = new ArrayList<>();
+                for (ChildJvm.Running app : withAgent) {
+                    agentPids.add(app.awaitLine("READY", PATIENCE).split(" ")[1]);
+                }
+
+                Cli list = awaitCli(Jdk.JAVA_17, cli -> agentPids.stream().allMatch(pid -> marked(cli, pid)), "list");
+                assertEquals(0, list.exitCode, list::toString);
+                assertEquals("", list.stderr, list::toString);
+                String[] header = list.stdout.lines().findFirst().orElse("").split(" +");
+                assertEquals(List.of("PID", "JAVA", "AGENT", "MAIN"), List.of(header), list::toString);
+                for (String pid : plainPids) {
+                    assertTrue(list.stdout.lines().anyMatch(line -> line.matches(pid + " +[0-9][0-9._]* +no +dev\\.retryafter\\.it\\.apps\\.CommandedFetcherApp")),
+                            () -> pid + " listed, not marked\n" + list);
+                }
+                assertTrue(list.stdout.lines().anyMatch(line -> line.matches(agentPids.get(1) + " +1\\.8\\.0\\S* +yes 0\\.1\\.0-SNAPSHOT +.*AttachLaterApache4App")),
+                        list::toString);
+                int agentColumn = list.stdout.lines().findFirst().orElse("").indexOf("AGENT");
+                assertTrue(list.stdout.lines().allMatch(line -> line.length() > agentColumn && line.charAt(agentColumn - 1) == ' '
+                        && line.charAt(agentColumn) != ' '), () -> "aligned columns\n" + list);
+
+                // The Java 8 agent takes a command too.
+                Cli observe = awaitCli(Jdk.JAVA_17, cli -> !cli.stderr.contains("takes no commands yet"), "mode", agentPids.get(1), "observe");
+                assertEquals(0, observe.exitCode, observe::toString);
+                assertEquals(agentPids.get(1) + ": mode enforce -> observe: new requests are observed and left alone\n", observe.stdout);
+
+                for (int i = 0; i < plain.size(); i++) {
+                    assertFalse(Files.exists(Path.of(System.getProperty("java.io.tmpdir"), ".java_pid" + plainPids.get(i))),
+                            "no attach socket: list never attached to " + plainPids.get(i));
+                    plain.get(i).send("exit");
+                    ChildJvm.Result result = plain.get(i).finish();
+                    assertEquals(0, result.exitCode, result::toString);
+                    assertTrue(result.stdout.contains("CommandedFetcherApp"), () -> "class-load output\n" + result);
+                    assertFalse(result.stdout.contains("dev.retryafter.agent") || result.stdout.contains("VMSupport"),
+                            () -> "nothing of the agent's, nor of an attach's, was loaded\n" + result);
+                }
+            } finally {
+                for (ChildJvm.Running app : plain) {
+                    app.process.destroyForcibly();
+                }
+                for (ChildJvm.Running app : withAgent) {
+                    app.process.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    /** Whether {@code list} marks {@code pid} as a JVM the agent is in. */
+    static boolean marked(Cli list, String pid) {
+        return list.stdout.lines().anyMatch(line -> line.startsWith(pid + " ") && line.contains(" yes "));
+    }
+
+    /** Runs the command line until what it says passes {@code done} (a JVM's agent does some things a second after it starts). */
+    static Cli awaitCli(Jdk jdk, java.util.function.Predicate<Cli> done, String... args) throws Exception {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (true) {
+            Cli cli = Cli.run(jdk, args);
+            if (done.test(cli)) {
+                return cli;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("never came: " + String.join(" ", args) + "\n" + cli);
+            }
+            Thread.sleep(200);
+        }
+    }
+
     /** {@code help}, and clear errors for what cannot be done. */
     @org.junit.jupiter.api.Test
     void helpAndClearErrors() throws Exception {
         Cli help = Cli.run(Jdk.JAVA_17, "help");
         assertEquals(0, help.exitCode, help::toString);
-        assertTrue(help.stdout.contains("attach PID [ARGUMENT]") && help.stdout.contains("status PID"), help::toString);
+        for (String verb : List.of("list", "attach PID [ARGUMENT]", "status PID", "mode PID observe|enforce", "disable PID", "enable PID",
+                "release PID HOST", "forget PID HOST", "reload PID [FILE]", "policy PID [HOST]", "help")) {
+            assertTrue(help.stdout.contains("  " + verb + " "), () -> verb + "\n" + help);
+        }
+        assertTrue(help.stdout.lines().count() <= 24 && help.stdout.lines().allMatch(line -> line.length() <= 120),
+                () -> "one screen\n" + help);
+        for (List<String> wrong : List.of(List.of("mode", "1"), List.of("mode", "1", "sideways"), List.of("forget", "1"),
+                List.of("release", "1", "a", "b"), List.of("enable"), List.of("list", "1"))) {
+            Cli usage = Cli.run(Jdk.JAVA_17, wrong.toArray(new String[0]));
+            assertEquals(2, usage.exitCode, () -> wrong + "\n" + usage);
+        }
         Cli unknown = Cli.run(Jdk.JAVA_17, "attach", "not-a-pid");
         assertEquals(2, unknown.exitCode, unknown::toString);
         assertTrue(unknown.stderr.contains("'not-a-pid' is not a process id"), unknown::toString);

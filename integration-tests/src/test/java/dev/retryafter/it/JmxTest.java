@@ -13,6 +13,10 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import javax.management.Attribute;
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanInfo;
+import javax.management.MBeanOperationInfo;
+import javax.management.MBeanParameterInfo;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
@@ -86,11 +90,21 @@ class JmxTest {
                     assertFalse(((String) server.getAttribute(AGENT, "PolicyLoadedAt")).isEmpty());
 
                     assertEquals("enforce", server.getAttribute(AGENT, "Mode"));
+                    assertDescribed(server.getMBeanInfo(AGENT));
+                    assertDescribed(server.getMBeanInfo(host));
+                    MBeanOperationInfo releaseInfo = operation(server.getMBeanInfo(AGENT), "releaseHold");
+                    assertEquals("host", releaseInfo.getSignature()[0].getName(), "named, not p0");
+                    assertTrue(releaseInfo.getDescription().startsWith("Lifts the hold on host:port"), releaseInfo.getDescription());
+                    assertTrue(releaseInfo.getSignature()[0].getDescription().startsWith("host:port as the agent tracks it"));
+                    assertEquals("file", operation(server.getMBeanInfo(AGENT), "reload").getSignature()[0].getName());
+                    String policies = (String) server.invoke(AGENT, "describePolicies", new Object[] {key}, new String[] {"java.lang.String"});
+                    assertTrue(policies.startsWith(key + " falls under no policy: the defaults govern it; policies from " + policy), policies);
+                    assertTrue(policies.contains("min-sleep") && policies.contains(policy + ":1"), policies);
 
                     String released = (String) server.invoke(AGENT, "releaseHold", new Object[] {key}, new String[] {"java.lang.String"});
                     assertTrue(released.contains("not held"), released);
                     String forgotten = (String) server.invoke(AGENT, "forget", new Object[] {key}, new String[] {"java.lang.String"});
-                    assertEquals(key + ": forgotten", forgotten);
+                    assertTrue(forgotten.startsWith(key + " forgotten"), forgotten);
                     awaitRegistered(server, host, false);
                     assertEquals(0, server.getAttribute(AGENT, "HostsTracked"));
 
@@ -152,6 +166,33 @@ class JmxTest {
             assertTrue(result.stdout.contains("AGENT_MBEAN registered"), result::toString);
             assertEquals(0, result.exitCode, result::toString);
         }
+    }
+
+    /** What a JMX console shows: the bean, every attribute and operation described, every parameter named and described. */
+    static void assertDescribed(MBeanInfo info) {
+        assertFalse(info.getDescription() == null || info.getDescription().isEmpty(), info.getClassName());
+        Set<String> descriptions = new java.util.HashSet<>();
+        for (MBeanAttributeInfo attribute : info.getAttributes()) {
+            assertFalse(attribute.getDescription().isEmpty(), attribute.getName());
+            assertTrue(descriptions.add(attribute.getDescription()), () -> attribute.getName() + " has a description of its own");
+        }
+        for (MBeanOperationInfo operation : info.getOperations()) {
+            assertTrue(descriptions.add(operation.getDescription()), () -> operation.getName() + " has a description of its own");
+            for (MBeanParameterInfo parameter : operation.getSignature()) {
+                assertFalse(parameter.getName().matches("p[0-9]+"), () -> operation.getName() + "'s parameter is named");
+                assertFalse(parameter.getDescription().isEmpty() || parameter.getDescription().equals(parameter.getName()),
+                        () -> operation.getName() + "'s parameter is described");
+            }
+        }
+    }
+
+    static MBeanOperationInfo operation(MBeanInfo info, String name) {
+        for (MBeanOperationInfo operation : info.getOperations()) {
+            if (operation.getName().equals(name)) {
+                return operation;
+            }
+        }
+        throw new AssertionError("no operation " + name);
     }
 
     /** A JMX connection to a local JVM, through its local management agent, started over the attach API. */

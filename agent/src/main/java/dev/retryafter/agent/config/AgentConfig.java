@@ -28,7 +28,7 @@ public final class AgentConfig {
      */
     static final class Read {
         static final Read NONE = new Read(Mode.ENFORCE, DEFAULT_RELOAD_MILLIS, null, null,
-                Collections.<PolicyFile.Line>emptyList(), Collections.<String, String>emptyMap(), null);
+                Collections.<PolicyFile.Line>emptyList(), Collections.<String, String>emptyMap(), Collections.<String, String>emptyMap(), null);
 
         final Mode mode;
         final long reloadMillis;
@@ -38,17 +38,20 @@ public final class AgentConfig {
         final List<PolicyFile.Line> overrides;
         /** Every key as written, after the argument's overrides, in file order. */
         final Map<String, String> settings;
+        /** Where each of those keys was written: "FILE:LINE", or "agent argument". */
+        final Map<String, String> origins;
         /** {@code metrics}: null for no endpoint. */
         final MetricsAddress metrics;
 
         Read(Mode mode, long reloadMillis, String classCache, Path file, List<PolicyFile.Line> overrides,
-             Map<String, String> settings, MetricsAddress metrics) {
+             Map<String, String> settings, Map<String, String> origins, MetricsAddress metrics) {
             this.mode = mode;
             this.reloadMillis = reloadMillis;
             this.classCache = classCache;
             this.file = file;
             this.overrides = overrides;
             this.settings = settings;
+            this.origins = origins;
             this.metrics = metrics;
         }
     }
@@ -115,8 +118,11 @@ public final class AgentConfig {
      * start-up line, JMX and {@code status} name the problem as where the policies came from.
      */
     public static AgentConfig defaultsAfter(String problem) {
-        return new AgentConfig(true, null, Policies.defaultsOnly(Policy.DEFAULTS), "the built-in defaults, since " + problem);
+        return new AgentConfig(true, null, Policies.defaultsOnly(Policy.DEFAULTS), DEFAULTS_AFTER + problem);
     }
+
+    /** How the source of {@link #defaultsAfter} begins. */
+    public static final String DEFAULTS_AFTER = "the built-in defaults, since ";
 
     /** The same, switched on or off by {@code switchedBy}, which the start-up line then names. */
     AgentConfig withEnabled(boolean on, String switchedBy) {
@@ -169,6 +175,17 @@ public final class AgentConfig {
     /** Every key as written, file and argument together, in order: what a reload compares. */
     Map<String, String> settings() {
         return read.settings;
+    }
+
+    /** Where the agent-wide mode came from, for {@code policy PID}: its line, or the built-in default. */
+    public String modeOrigin() {
+        String origin = origin(PolicyFile.MODE);
+        return origin != null ? origin : PolicyDescription.BUILT_IN;
+    }
+
+    /** Where {@code key} was written ("FILE:LINE", or "agent argument"); null when it was not. */
+    public String origin(String key) {
+        return read.origins.get(key);
     }
 
     public boolean enabled() {

@@ -60,6 +60,11 @@ public final class Policies implements PolicyLookup {
         return defaults;
     }
 
+    /** The policies in file order, for {@link PolicyDescription}. */
+    List<Entry> entries() {
+        return entries;
+    }
+
 
     @Override
     public String toString() {

@@ -206,7 +206,8 @@ public final class PolicyFile {
         }
         return new AgentConfig(enabled, report, new Policies(entries, defaultPolicy, defaultShared), source,
                 new AgentConfig.StateFile(stateFile, stateInterval, stateMaxAge), StoreSettings.read(storeLines, environment),
-                new AgentConfig.Read(mode, reload, classCache, file, Collections.unmodifiableList(new ArrayList<>(overrides)), settings(byKey), metrics));
+                new AgentConfig.Read(mode, reload, classCache, file, Collections.unmodifiableList(new ArrayList<>(overrides)), settings(byKey),
+                origins(byKey), metrics));
     }
 
     /** Not through {@link #read(Line, Reader)}: no lambda on the way to the first request (see AgentInstaller). */
@@ -224,6 +225,15 @@ public final class PolicyFile {
             settings.put(line.key, line.value);
         }
         return Collections.unmodifiableMap(settings);
+    }
+
+    /** Where each key was written: "FILE:LINE" for a file's line, "agent argument" for an override. */
+    private static Map<String, String> origins(Map<String, Line> byKey) {
+        Map<String, String> origins = new LinkedHashMap<>();
+        for (Line line : byKey.values()) {
+            origins.put(line.key, line.number > 0 ? line.source + ":" + line.number : line.source);
+        }
+        return Collections.unmodifiableMap(origins);
     }
 
     /**

@@ -29,7 +29,8 @@ public final class PolicyReloader {
         void apply(AgentConfig next, boolean modeChanged);
     }
 
-    private final Path file;
+    /** Null until a file is named, when the agent started on the argument or the defaults alone. */
+    private Path file;
     private final List<PolicyFile.Line> overrides;
     private final Target target;
     private final Consumer<String> info;
@@ -38,7 +39,10 @@ public final class PolicyReloader {
     private byte[] lastSeen;
     private String lastProblem;
 
-    /** {@code config} is what is in force now, read from {@code config.policyFile()}, which must not be null. */
+    /**
+     * {@code config} is what is in force now, read from {@code config.policyFile()}; with none, the
+     * reloader has nothing to look at until {@link #pointAt} names a file.
+     */
     public PolicyReloader(AgentConfig config, Target target, Consumer<String> info, Consumer<String> warn) {
         this.file = config.policyFile();
         this.overrides = config.overrides();
@@ -51,39 +55,113 @@ public final class PolicyReloader {
 
     /** One look at the file; applies a valid change. Never throws. */
     public void check() {
+        if (file != null) {
+            look(false, "", true);
+        }
+    }
+
+    /** The file looked at; null for none. */
+    public Path file() {
+        return file;
+    }
+
+    /**
+     * From now on the policies come from {@code next} (with the agent argument's other pairs over it,
+     * as at start), if it reads; otherwise the policy and the file in force stay. One line either way,
+     * also logged.
+     */
+    public Result pointAt(Path next, String by) {
+        Path before = file;
+        byte[] seenBefore = lastSeen;
+        file = next;
+        lastSeen = null;
+        Result result = look(true, by, false);
+        if (!result.inForce) {
+            file = before;
+            lastSeen = seenBefore;
+            return result;
+        }
+        String line = "policies now from " + next + (before == null || before.equals(next) ? "" : " (was " + before + ")") + by
+                + (result.changes.isEmpty() ? "; no setting changed" : ": " + result.changes);
+        info.accept(line);
+        return new Result(true, line, result.changes);
+    }
+
+    /**
+     * Reads the file now, changed or not, applies it if it is valid, and says in one line what came
+     * of it (logged too, with {@code by}, e.g. " (from the command line)"). Never throws.
+     */
+    public Result reloadNow(String by) {
+        if (file == null) {
+            return new Result(false, "no policy file to re-read: the policies come from " + current.source() + "; name a file to read one", "");
+        }
+        Result result = look(true, by, true);
+        if (result.inForce && result.changes.isEmpty()) {
+            String line = "policy file " + file + " re-read" + by + ": no setting changed";
+            info.accept(line);
+            return new Result(true, line, "");
+        }
+        return result;
+    }
+
+    /** What a reload asked for came to: whether the file is in force, and the line that says so. */
+    public static final class Result {
+        public final boolean inForce;
+        public final String line;
+        /** The changes applied, "; " between them; empty for none. */
+        final String changes;
+
+        Result(boolean inForce, String line, String changes) {
+            this.inForce = inForce;
+            this.line = line;
+            this.changes = changes;
+        }
+    }
+
+    /** The file as it is now, in force: the policies, and what was read with them. */
+    public AgentConfig current() {
+        return current;
+    }
+
+    /**
+     * Null when the file has not changed since the last look and the look was not {@code forced};
+     * {@code logged}: the change applied is logged here.
+     */
+    private Result look(boolean forced, String by, boolean logged) {
         byte[] content;
         try {
             content = content();
         } catch (SmallFile.TooLarge e) {
-            problem("policy file " + file + " " + PolicyFile.TOO_LARGE + "; the policy in force stays");
-            return;
+            return problem("policy file " + file + " " + PolicyFile.TOO_LARGE + "; the policy in force stays", forced);
         } catch (IOException e) {
-            problem("policy file " + file + " cannot be read; the policy in force stays");
-            return;
+            return problem("policy file " + file + " cannot be read; the policy in force stays", forced);
         }
-        if (Arrays.equals(content, lastSeen)) {
-            return;
+        if (Arrays.equals(content, lastSeen) && !forced) {
+            return null;
         }
         AgentConfig next;
         try {
             next = PolicyFile.read(file, overrides);
         } catch (ConfigException e) {
             lastSeen = content; // said once, not at every look
-            problem(e.getMessage() + "; the edit is rejected and the policy in force stays");
-            return;
+            return problem(e.getMessage() + "; the edit is rejected and the policy in force stays", forced);
         } catch (RuntimeException e) {
             lastSeen = content;
-            problem("policy file " + file + " could not be reloaded (" + e + "); the policy in force stays");
-            return;
+            return problem("policy file " + file + " could not be reloaded (" + e + "); the policy in force stays", forced);
         }
         lastProblem = null;
         List<String> changes = changes(current.settings(), next.settings());
         boolean modeChanged = next.mode() != current.mode();
-        target.apply(next, modeChanged);
+        target.apply(next, modeChanged); // also when no setting changed: where each was written may have moved
         lastSeen = content; // only once applied: an edit whose applying failed is tried again at the next look
         current = next;
-        info.accept(changes.isEmpty() ? "policy file " + file + " changed; no setting did"
-                : "policies reloaded from " + file + ": " + String.join("; ", changes));
+        String changed = String.join("; ", changes);
+        String line = changes.isEmpty() ? "policy file " + file + " changed; no setting did"
+                : "policies reloaded from " + file + by + ": " + changed;
+        if (logged && !(forced && changes.isEmpty())) {
+            info.accept(line);
+        }
+        return new Result(true, line, changed);
     }
 
     private byte[] content() throws IOException {
@@ -91,6 +169,9 @@ public final class PolicyReloader {
     }
 
     private byte[] contentOrNull() {
+        if (file == null) {
+            return null;
+        }
         try {
             return content();
         } catch (IOException e) {
@@ -98,12 +179,13 @@ public final class PolicyReloader {
         }
     }
 
-    /** Said once while the same problem lasts. */
-    private void problem(String message) {
-        if (!message.equals(lastProblem)) {
+    /** Said once while the same problem lasts, unless asked for. */
+    private Result problem(String message, boolean forced) {
+        if (forced || !message.equals(lastProblem)) {
             warn.accept(message);
         }
         lastProblem = message;
+        return new Result(false, message, "");
     }
 
     /**

@@ -1,6 +1,10 @@
 package dev.retryafter.agent.jmx;
 
-/** The agent in this JVM, {@code dev.retryafter:type=Agent}. Open types only. */
+/**
+ * The agent in this JVM, {@code dev.retryafter:type=Agent}. Open types only. Registered with
+ * descriptions and parameter names ({@link DescribedMBean}); each operation answers with one line
+ * that says what changed, or why nothing did.
+ */
 public interface AgentMXBean {
 
     String getVersion();
@@ -28,4 +32,10 @@ public interface AgentMXBean {
 
     /** Drops all this JVM tracks and knows of "host:port", as if never seen; says what it did. */
     String forget(String host);
+
+    /** Re-reads the policy file in force (an empty {@code file}), or reads {@code file} from now on; says what changed. */
+    String reload(String file);
+
+    /** The settings in force and where each came from: of every policy (an empty {@code host}), or of the one governing {@code host}. */
+    String describePolicies(String host);
 }

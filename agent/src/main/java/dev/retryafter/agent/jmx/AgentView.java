@@ -1,28 +1,40 @@
 package dev.retryafter.agent.jmx;
 
 import dev.retryafter.agent.GoverningSwitch;
+import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.AgentLogger;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 
-/** The agent's MBean. A change made through it is logged, so the log says why the agent changed course. */
+/**
+ * The agent's MBean, and what the command line steers (through {@link CommandMailbox}): one
+ * implementation of each change, logged with who made it, so the log says why the agent changed course.
+ */
 final class AgentView implements AgentMXBean {
+
+    static final String OVER_JMX = "over JMX";
+    static final String FROM_COMMAND_LINE = "from the command line";
 
     private final RetryEngine engine;
     private final GoverningSwitch governing;
     private final String version;
     private final AgentLogger log;
+    private final PolicyControls policies;
     private volatile String policySource;
     private volatile long policyLoadedAtMillis;
 
     AgentView(RetryEngine engine, GoverningSwitch governing, String version, String policySource, long policyLoadedAtMillis,
-              AgentLogger log) {
+              AgentLogger log, PolicyControls policies) {
         this.engine = engine;
         this.governing = governing;
         this.version = version;
         this.log = log;
+        this.policies = policies;
         policyLoaded(policySource, policyLoadedAtMillis);
     }
 
@@ -44,13 +56,30 @@ final class AgentView implements AgentMXBean {
 
     @Override
     public void setMode(String mode) {
-        Mode next = mode == null ? null : Mode.fromLabel(mode);
-        if (next == null) { // goes back to the JMX client, not the application
-            throw new IllegalArgumentException("mode '" + mode + "': expected enforce or observe");
+        Outcome outcome = switchMode(mode, OVER_JMX);
+        if (!outcome.done) { // goes back to the JMX client, not the application
+            throw new IllegalArgumentException(outcome.line);
         }
+    }
+
+    Outcome switchMode(String mode, String via) {
+        Mode next = mode == null ? null : Mode.fromLabel(mode);
+        if (next == null) {
+            return new Outcome(false, "mode '" + mode + "': expected enforce or observe");
+        }
+        String own = policies == null ? "" : policies.ownModes();
+        String keep = own.isEmpty() ? "" : "; policies that set their own mode keep it: " + own;
         Mode before = engine.mode();
+        if (before == next) {
+            return new Outcome(true, "mode already " + next.label() + "; nothing changed" + keep);
+        }
         engine.switchMode(next);
-        log.info("mode {} -> {}, over JMX", before.label(), next.label());
+        if (policies != null) {
+            policies.modeSwitched("switched " + via + " at " + Instant.ofEpochSecond(System.currentTimeMillis() / 1000));
+        }
+        log.info("mode {} -> {}, {}", before.label(), next.label(), via);
+        return new Outcome(true, "mode " + before.label() + " -> " + next.label()
+                + (next == Mode.OBSERVE ? ": new requests are observed and left alone" : ": new requests are governed") + keep);
     }
 
     @Override
@@ -60,12 +89,19 @@ final class AgentView implements AgentMXBean {
 
     @Override
     public void setEnabled(boolean enabled) {
+        switchEnabled(enabled, OVER_JMX);
+    }
+
+    Outcome switchEnabled(boolean enabled, String via) {
         boolean before = governing.isOn();
         governing.set(enabled);
-        if (before != enabled) {
-            log.info(enabled ? "enabled over JMX: new requests are governed again"
-                    : "disabled over JMX: new requests run as if the agent were not there");
+        if (before == enabled) {
+            return new Outcome(true, (enabled ? "enabled" : "disabled") + " already; nothing changed");
         }
+        String what = enabled ? "enabled " + via + ": new requests are governed again"
+                : "disabled " + via + ": new requests run as if the agent were not there (those under way finish as they began)";
+        log.info(what);
+        return new Outcome(true, what);
     }
 
     @Override
@@ -85,25 +121,94 @@ final class AgentView implements AgentMXBean {
 
     @Override
     public String releaseHold(String host) {
-        if (host == null || engine.host(host) == null) {
-            return host + ": not tracked";
+        return release(host, OVER_JMX).line;
+    }
+
+    Outcome release(String given, String via) {
+        String host = tracked(given);
+        if (host == null) {
+            return notTracked(given);
         }
         if (engine.releaseHold(host)) {
-            log.info("{}: hold released over JMX", host);
-            return host + ": hold released";
+            log.info("{}: hold released {}", host, via);
+            return new Outcome(true, host + " released from its hold: its next request goes (what was learned of it stays)");
         }
-        return host + ": not held (or held by the fleet store, whose hold each JVM reads back)";
+        return new Outcome(true, host + " is not held (or is held by the fleet store, whose hold each JVM reads back); nothing changed");
     }
 
     @Override
     public String forget(String host) {
-        if (host == null || engine.host(host) == null) {
-            return host + ": not tracked";
+        return forgetHost(host, OVER_JMX).line;
+    }
+
+    Outcome forgetHost(String given, String via) {
+        String host = tracked(given);
+        if (host == null) {
+            return notTracked(given);
         }
         if (engine.forget(host)) {
-            log.info("{}: forgotten over JMX", host);
-            return host + ": forgotten";
+            log.info("{}: forgotten {}", host, via);
+            return new Outcome(true, host + " forgotten: all that was known of it is dropped, as if never seen");
         }
-        return host + ": a request to it is in flight; try again";
+        return new Outcome(false, host + " has a request in flight, and is not forgotten; try again");
+    }
+
+    @Override
+    public String reload(String file) {
+        return reloadPolicies(file, OVER_JMX).line;
+    }
+
+    Outcome reloadPolicies(String file, String via) {
+        if (policies == null) {
+            return new Outcome(false, "policies cannot be reloaded in this JVM");
+        }
+        return policies.reload(file, via);
+    }
+
+    @Override
+    public String describePolicies(String host) {
+        return policies == null ? "" : policies.describe(host);
+    }
+
+    /** The key the engine tracks {@code given} as: "host:port" as given, or a host alone when one port of it is tracked. */
+    private String tracked(String given) {
+        if (given == null || given.trim().isEmpty()) {
+            return null;
+        }
+        String wanted = given.trim();
+        HostState exact = engine.host(wanted);
+        if (exact != null) {
+            return exact.key();
+        }
+        String found = null;
+        for (HostState host : engine.hosts()) {
+            String key = host.key();
+            if (key.regionMatches(true, 0, wanted + ":", 0, wanted.length() + 1) && key.lastIndexOf(':') == wanted.length()) {
+                if (found != null) {
+                    return null; // two ports of it: which one is for the operator to say
+                }
+                found = key;
+            }
+        }
+        return found;
+    }
+
+    private Outcome notTracked(String given) {
+        List<String> keys = new ArrayList<>();
+        List<String> ports = new ArrayList<>();
+        for (HostState host : engine.hosts()) {
+            keys.add(host.key());
+            if (given != null && host.key().regionMatches(true, 0, given.trim() + ":", 0, given.trim().length() + 1)) {
+                ports.add(host.key());
+            }
+        }
+        if (ports.size() > 1) {
+            Collections.sort(ports);
+            return new Outcome(false, given + " is tracked on more than one port (" + String.join(", ", ports) + "); name one as host:port");
+        }
+        Collections.sort(keys);
+        String known = keys.isEmpty() ? "no host is tracked" : "tracked: " + (keys.size() <= 10 ? String.join(", ", keys)
+                : String.join(", ", keys.subList(0, 10)) + " and " + (keys.size() - 10) + " more");
+        return new Outcome(false, given + " is not tracked (" + known + "); nothing changed");
     }
 }

@@ -47,6 +47,7 @@ public final class ManagementBeans {
     private final AgentLogger log;
     /** Where the status goes for {@code status PID}; null for no status there. */
     private final Instrumentation instrumentation;
+    private final PolicyControls policies;
     /** Made on the MBeans' thread: its MXBean interface and what it names cost start-up time otherwise. Guarded by this. */
     private AgentView agent;
     private String policySource;
@@ -57,7 +58,7 @@ public final class ManagementBeans {
     private boolean saidTooMany;
 
     public ManagementBeans(RetryEngine engine, GoverningSwitch governing, String version, String policySource,
-                           long policyLoadedAtMillis, AgentLogger log, Instrumentation instrumentation) {
+                           long policyLoadedAtMillis, AgentLogger log, Instrumentation instrumentation, PolicyControls policies) {
         this.engine = engine;
         this.governing = governing;
         this.version = version;
@@ -65,6 +66,7 @@ public final class ManagementBeans {
         this.policyLoadedAtMillis = policyLoadedAtMillis;
         this.log = log;
         this.instrumentation = instrumentation;
+        this.policies = policies;
     }
 
     /** The application's first governed request: cheap after the first call, and never throws. */
@@ -95,9 +97,10 @@ public final class ManagementBeans {
         }
     }
 
-    private synchronized AgentView agent() {
+    /** The Agent MBean's implementation, made at its first use: by the MBeans' thread, or a command (CommandMailbox). */
+    synchronized AgentView agent() {
         if (agent == null) {
-            agent = new AgentView(engine, governing, version, policySource, policyLoadedAtMillis, log);
+            agent = new AgentView(engine, governing, version, policySource, policyLoadedAtMillis, log, policies);
         }
         return agent;
     }
@@ -112,7 +115,7 @@ public final class ManagementBeans {
             server = ManagementFactory.getPlatformMBeanServer();
             ObjectName name = new ObjectName(DOMAIN + ":type=Agent");
             if (!server.isRegistered(name)) {
-                server.registerMBean(agent(), name);
+                server.registerMBean(DescribedMBean.agent(agent()), name);
             }
         } catch (Throwable t) {
             log.warn("no MBeans: " + t);
@@ -227,7 +230,7 @@ public final class ManagementBeans {
             ObjectName name = hostName(host.key());
             unregister(server, name); // a bean of an earlier agent in this JVM, or of a state just replaced
             HostView view = new HostView(host, engine);
-            server.registerMBean(view, name);
+            server.registerMBean(DescribedMBean.host(view), name);
             hosts.put(host.key(), new Registered(name, view));
         }
     }

@@ -138,4 +138,45 @@ class PolicyReloaderTest {
         assertEquals(file + ": " + PolicyFile.TOO_LARGE, atStart.getMessage());
         assertEquals(null, OffSwitch.offBy(file.toString(), Collections.emptyMap()), "the full read says it");
     }
+
+    @Test
+    void reloadNowReadsTheFileChangedOrNotAndSaysWhatCameOfIt() throws Exception {
+        Path file = dir.resolve("policies.properties");
+        replace(file, "default.max-sleep = 30s\n");
+        PolicyReloader reloader = reloader(file);
+        PolicyReloader.Result same = reloader.reloadNow(" (from the command line)");
+        assertTrue(same.inForce);
+        assertEquals("policy file " + file + " re-read (from the command line): no setting changed", same.line);
+        replace(file, "default.max-sleep = 20s\n");
+        PolicyReloader.Result changed = reloader.reloadNow(" (over JMX)");
+        assertEquals("policies reloaded from " + file + " (over JMX): default.max-sleep 30s -> 20s", changed.line);
+        assertEquals(20_000, applied.get(applied.size() - 1).policies().defaults().maxSleepMillis());
+        replace(file, "default.max-sleeep = 20s\n");
+        PolicyReloader.Result broken = reloader.reloadNow("");
+        assertEquals(false, broken.inForce);
+        assertTrue(broken.line.startsWith(file + ":1: default.max-sleeep: unknown key"), broken.line);
+        assertTrue(reloader.reloadNow("").line.startsWith(file + ":1:"), "asked again, said again");
+        assertEquals(2, warnings.size());
+    }
+
+    @Test
+    void pointAtAnotherFileAppliesItOrKeepsThePolicyInForce(@TempDir Path other) throws Exception {
+        Path file = dir.resolve("policies.properties");
+        replace(file, "default.max-sleep = 30s\n");
+        PolicyReloader reloader = reloader(file);
+        Path next = other.resolve("next.properties");
+        Files.write(next, "default.max-sleep = 30s\npolicy.king.hosts = 127.0.0.1:8081\npolicy.king.max-concurrency = 2\n".getBytes(StandardCharsets.UTF_8));
+        PolicyReloader.Result pointed = reloader.pointAt(next, " (from the command line)");
+        assertTrue(pointed.inForce);
+        assertEquals("policies now from " + next + " (was " + file + ") (from the command line): policy.king added", pointed.line);
+        assertEquals(next, reloader.file());
+        assertEquals(next + ":3", reloader.current().origin("policy.king.max-concurrency"));
+        assertEquals(2, applied.get(applied.size() - 1).policies().policyFor("127.0.0.1", 8081).maxConcurrency());
+
+        PolicyReloader.Result missing = reloader.pointAt(other.resolve("missing.properties"), "");
+        assertEquals(false, missing.inForce);
+        assertEquals(next, reloader.file(), "the file in force stays");
+        reloader.check();
+        assertEquals(1, applied.size(), "and is not read again unchanged");
+    }
 }

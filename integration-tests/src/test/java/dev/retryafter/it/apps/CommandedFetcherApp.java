@@ -1,6 +1,7 @@
 package dev.retryafter.it.apps;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,7 +13,8 @@ import java.time.Duration;
 /**
  * Says READY with its pid, then takes commands on standard input, so a test can look at it between
  * batches: {@code fetch N} fetches N records one after another and prints what came back
- * ({@code FETCHED ok=.. refused=..}); {@code exit} ends it.
+ * ({@code FETCHED ok=.. refused=..}, then {@code failed=..} when a request failed, as a held host's
+ * do, with {@code FAILED message} for the first); {@code exit} ends it.
  */
 public final class CommandedFetcherApp {
 
@@ -32,18 +34,27 @@ public final class CommandedFetcherApp {
             int records = Integer.parseInt(line.substring("fetch ".length()).trim());
             int ok = 0;
             int refused = 0;
+            int failed = 0;
             batch++;
             for (int i = 0; i < records; i++) {
                 HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/records/" + batch + "-" + i))
                         .timeout(Duration.ofSeconds(30)).build();
-                int status = client.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
+                int status;
+                try {
+                    status = client.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
+                } catch (IOException e) {
+                    if (failed++ == 0) {
+                        System.out.println("FAILED " + e.getMessage());
+                    }
+                    continue;
+                }
                 if (status == 200) {
                     ok++;
                 } else if (status == 429 || status == 503) {
                     refused++;
                 }
             }
-            System.out.println("FETCHED " + batch + " ok=" + ok + " refused=" + refused);
+            System.out.println("FETCHED " + batch + " ok=" + ok + " refused=" + refused + (failed > 0 ? " failed=" + failed : ""));
         }
         System.out.println("EXIT");
     }

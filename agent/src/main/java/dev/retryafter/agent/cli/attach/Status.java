@@ -4,6 +4,7 @@ import com.sun.tools.attach.VirtualMachine;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.Properties;
 
 /**
  * {@code status PID}: the agent's line and one line per host, which the agent in the target keeps,
@@ -19,24 +20,28 @@ final class Status {
     private Status() {
     }
 
+    /** "not on", with why when a start of the agent said so, and how to attach it. */
+    static String notOn(String pid, Properties properties) {
+        String problem = properties.getProperty(Targets.START_PROBLEM_PROPERTY);
+        return "retry-after-agent is not on in " + pid + (problem != null ? ": " + problem : "")
+                + " (attach it with: attach " + pid + " [ARGUMENT])";
+    }
+
     static int print(String pid, PrintStream out) throws Commands.Failure {
         VirtualMachine vm = Targets.connect(pid);
         String running;
         String status;
         try {
-            running = Targets.properties(vm, pid).getProperty(Targets.RUNNING_PROPERTY);
+            Properties properties = Targets.properties(vm, pid);
+            running = properties.getProperty(Targets.RUNNING_PROPERTY);
             if (running == null) {
-                throw new Commands.Failure("retry-after-agent is not on in " + pid + " (attach it with: attach " + pid + " [ARGUMENT])");
+                throw new Commands.Failure(notOn(pid, properties));
             }
             status = vm.getAgentProperties().getProperty(PROPERTY);
         } catch (IOException e) {
             throw new Commands.Failure("cannot read the agent properties of " + pid + ": " + e.getMessage());
         } finally {
-            try {
-                vm.detach();
-            } catch (IOException e) {
-                // gone: said above
-            }
+            Targets.detach(vm);
         }
         if (status == null) {
             out.println("retry-after-agent " + running + " in " + pid + ": on; no MBeans yet (they appear two seconds after its"

@@ -44,4 +44,36 @@ class TargetsTest {
         assertEquals(0, Commands.run(new String[0], o, e));
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("usage: java -jar retry-after-agent.jar"));
     }
+
+    @Test
+    void theSteeringVerbsSayWhatTheyWantAndExitWithTwoWithout() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        assertEquals(2, Commands.run(new String[] {"mode", "1"}, o, e));
+        assertEquals(2, Commands.run(new String[] {"mode", "1", "sideways"}, o, e));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("mode 'sideways': expected observe or enforce"));
+        assertEquals(2, Commands.run(new String[] {"forget", "1"}, o, e));
+        assertEquals(2, Commands.run(new String[] {"release", "x", "h"}, o, e));
+        assertEquals(2, Commands.run(new String[] {"policy"}, o, e));
+        assertEquals(1, Commands.run(new String[] {"reload", "1", "no-such-file.properties"}, o, e));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("no-such-file.properties: no such file"));
+    }
+
+    @Test
+    void attachToARunningAgentPointsItAtAPolicyFileOnly() {
+        assertEquals("/etc/p.properties", Targets.policyFileOf("/etc/p.properties"));
+        assertEquals("/etc/p.properties", Targets.policyFileOf("config=/etc/p.properties"));
+        assertEquals(null, Targets.policyFileOf("config=/etc/p.properties,mode=observe"));
+        assertEquals(null, Targets.policyFileOf("enabled=false"));
+    }
+
+    @Test
+    void helpFitsOneScreen() {
+        assertTrue(Commands.USAGE.split("\n").length <= 24, Commands.USAGE);
+        for (String line : Commands.USAGE.split("\n")) {
+            assertTrue(line.length() <= 120, line);
+        }
+    }
 }
