@@ -9,6 +9,7 @@ import dev.retryafter.agent.instrument.ConnectionLeases;
 import dev.retryafter.agent.instrument.JdkClientHooks;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
+import dev.retryafter.agent.instrument.apache4async.Apache4AsyncCalls;
 import dev.retryafter.agent.instrument.apache5async.Apache5AsyncCalls;
 import dev.retryafter.agent.instrument.commonshttp3.RefusedMethodBody;
 import dev.retryafter.agent.instrument.jetty.JettyExchanges;
@@ -42,6 +43,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     private final OkHttpCalls okhttp;
     private final JettyExchanges jetty;
     private final Apache5AsyncCalls apache5Async;
+    private final Apache4AsyncCalls apache4Async;
     private final GoverningSwitch governing;
     private final Runnable firstUse;
     private final SelfGuardedStrategies selfGuarded;
@@ -67,6 +69,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
         this.okhttp = new OkHttpCalls(engine, depth, loop);
         this.jetty = new JettyExchanges(engine);
         this.apache5Async = new Apache5AsyncCalls(engine, depth);
+        this.apache4Async = new Apache4AsyncCalls(engine, depth);
     }
 
     @Override
@@ -297,5 +300,13 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
             return null;
         }
         return apache5Async.execute(client, target, producer, consumer, pushHandlerFactory, context, callback);
+    }
+
+    @Override
+    public Object apache4AsyncExecute(Object client, Object producer, Object consumer, Object context, Object callback) {
+        if (!governs()) {
+            return null;
+        }
+        return apache4Async.execute(client, producer, consumer, context, callback);
     }
 }

@@ -118,6 +118,12 @@ public final class AgentHooks {
          */
         Object apache5AsyncExecute(Object client, Object target, Object producer, Object consumer, Object pushHandlerFactory,
                                    Object context, Object callback);
+
+        /**
+         * Apache HttpAsyncClient 4.1's {@code execute(producer, consumer, context, callback)}: a {@code Future} the agent
+         * completes with the final outcome, or null to run the original method.
+         */
+        Object apache4AsyncExecute(Object client, Object producer, Object consumer, Object context, Object callback);
     }
 
     /**
@@ -325,5 +331,11 @@ public final class AgentHooks {
                                              Object context, Object callback) {
         Dispatcher d = dispatcher;
         return d == null ? null : d.apache5AsyncExecute(client, target, producer, consumer, pushHandlerFactory, context, callback);
+    }
+
+    @DontInline @LambdaForm$DontInline
+    public static Object apache4AsyncExecute(Object client, Object producer, Object consumer, Object context, Object callback) {
+        Dispatcher d = dispatcher;
+        return d == null ? null : d.apache4AsyncExecute(client, producer, consumer, context, callback);
     }
 }

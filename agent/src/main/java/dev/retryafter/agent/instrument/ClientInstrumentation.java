@@ -86,6 +86,10 @@ public final class ClientInstrumentation implements ClassFileTransformer {
             add(new Target("org.apache.hc.client5.http.impl.async." + client).advise("doExecute/6", "apache5async.ExecuteAdvice"));
         }
         add(new Target("org.apache.hc.client5.http.impl.async.AsyncHttpRequestRetryExec").advise("<init>/1", "apache5.RetryStrategyAdvice"));
+        // HttpAsyncClient 4.1: every execute overload meets in execute/4 (producer, consumer, context, callback). It retries no status itself.
+        for (String client : new String[] {"InternalHttpAsyncClient", "MinimalHttpAsyncClient"}) {
+            add(new Target("org.apache.http.impl.nio.client." + client).advise("execute/4", "apache4async.ExecuteAdvice"));
+        }
         for (String client : new String[] {"InternalHttpClient", "MinimalHttpClient", "AbstractHttpClient"}) {
             add(new Target("org.apache.http.impl.client." + client).advise("doExecute/3", "apache4.ExecuteAdvice")
                     .relocatable(APACHE4, "doExecute(Lorg/apache/http/HttpHost;Lorg/apache/http/HttpRequest;Lorg/apache/http/protocol/HttpContext;)"

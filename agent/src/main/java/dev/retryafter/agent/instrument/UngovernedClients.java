@@ -22,7 +22,6 @@ public final class UngovernedClients {
     private static final Map<String, String> MARKERS = new HashMap<>();
 
     static {
-        mark("org.apache.http.impl.nio.client.CloseableHttpAsyncClient", "Apache HttpAsyncClient 4");
         mark("org.eclipse.jetty.client.api.Request", "Jetty HttpClient 9.4-11"); // 12's API left the api package
         mark("io.netty.handler.codec.http.HttpClientCodec", "Netty HTTP codec");
         mark("reactor.netty.http.client.HttpClient", "Reactor Netty HttpClient");

@@ -18,10 +18,11 @@ class UngovernedClientsTest {
         clients.onLoaded("org/eclipse/jetty/client/api/Request");
         clients.onLoaded("org/eclipse/jetty/client/api/Request");
         clients.onLoaded("org/eclipse/jetty/client/HttpClient"); // 12 governed, and 9.4-11 named by their api package
-        clients.onLoaded("org/apache/http/impl/nio/client/CloseableHttpAsyncClient");
+        clients.onLoaded("org/apache/http/impl/nio/client/CloseableHttpAsyncClient"); // governed: not named
         clients.onLoaded("org/apache/hc/client5/http/impl/async/CloseableHttpAsyncClient"); // governed: not named
+        clients.onLoaded("org/asynchttpclient/DefaultAsyncHttpClient");
         clients.onLoaded("org/apache/commons/httpclient/HttpClient"); // governed: not named
-        assertEquals(List.of("Apache HttpAsyncClient 4 (org.apache.http.impl.nio.client.CloseableHttpAsyncClient)",
+        assertEquals(List.of("AsyncHttpClient (org.asynchttpclient.DefaultAsyncHttpClient)",
                 "Jetty HttpClient 9.4-11 (org.eclipse.jetty.client.api.Request)"), clients.loaded());
     }
 
