@@ -128,6 +128,10 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         // Jetty 12: send() blocks on send(listener); the agent's handler takes governed refusals at their status line.
         add(new Target("org.eclipse.jetty.client.transport.HttpRequest").advise("send/1", "jetty.SendAdvice"));
         add(new Target("org.eclipse.jetty.client.HttpClient").advise("findProtocolHandler/2", "jetty.RefusalAdvice"));
+        // Jetty 9.4, 10 and 11 (API in org.eclipse.jetty.client.api): the same, in the classes 12 moved to transport; the
+        // refusal at the conversation's choice of listeners, since their HttpClient shares 12's class name.
+        add(new Target("org.eclipse.jetty.client.HttpRequest").advise("send/1", "jetty9to11.SendAdvice"));
+        add(new Target("org.eclipse.jetty.client.HttpConversation").advise("updateResponseListeners/1", "jetty9to11.RefusalAdvice"));
         // No lambdas on the start-up path (see AgentInstaller): plain loops.
         for (Target target : targets.values()) {
             if (target.root != null) {
