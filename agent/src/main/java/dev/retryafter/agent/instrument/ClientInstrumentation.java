@@ -127,7 +127,10 @@ public final class ClientInstrumentation implements ClassFileTransformer {
                 .relocatable(OKHTTP, "run()V"));
         // Jetty 12: send() blocks on send(listener); the agent's handler takes governed refusals at their status line.
         add(new Target("org.eclipse.jetty.client.transport.HttpRequest").advise("send/1", "jetty.SendAdvice"));
-        add(new Target("org.eclipse.jetty.client.HttpClient").advise("findProtocolHandler/2", "jetty.RefusalAdvice"));
+        // 9.4-11 have an HttpClient of the same name, whose findProtocolHandler takes their api types: not 12's, left alone.
+        add(new Target("org.eclipse.jetty.client.HttpClient").advise("findProtocolHandler/2", "jetty.RefusalAdvice")
+                .onlyIfDeclares("findProtocolHandler(Lorg/eclipse/jetty/client/Request;Lorg/eclipse/jetty/client/Response;)"
+                        + "Lorg/eclipse/jetty/client/ProtocolHandler;"));
         // Jetty 9.4, 10 and 11 (API in org.eclipse.jetty.client.api): the same, in the classes 12 moved to transport; the
         // refusal at the conversation's choice of listeners, since their HttpClient shares 12's class name.
         add(new Target("org.eclipse.jetty.client.HttpRequest").advise("send/1", "jetty9to11.SendAdvice"));
@@ -223,6 +226,9 @@ public final class ClientInstrumentation implements ClassFileTransformer {
                 return null;
             }
             target = twin.target;
+        }
+        if (twin == null && !target.declaredBy(internalName, bytes)) {
+            return null; // another version's class of the same name, which this advice does not fit
         }
         String className = twin == null ? target.className : twin.className;
         try {
@@ -388,6 +394,8 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         String simpleName;
         /** Methods, {@code name + descriptor} in the original's names, that a relocated copy must declare. */
         final List<String> shape = new ArrayList<>();
+        /** Methods, {@code name + descriptor}, the class itself must declare to be changed: empty for any class of the name. */
+        final List<String> requires = new ArrayList<>();
 
         Target(String className) {
             this.className = className;
@@ -458,6 +466,25 @@ public final class ClientInstrumentation implements ClassFileTransformer {
             methods.add(method);
             advice.add(ADVICE + adviceClass);
             return this;
+        }
+
+        /** Changed only when the class declares {@code methods}: a class of the same name in another version is left as it is. */
+        Target onlyIfDeclares(String... methods) {
+            requires.addAll(Arrays.asList(methods));
+            return this;
+        }
+
+        /** Whether {@code bytes} declare every method {@link #onlyIfDeclares} named; read only for such targets. */
+        boolean declaredBy(String internalName, byte[] bytes) {
+            if (requires.isEmpty()) {
+                return true;
+            }
+            try {
+                return ClassShape.methods(bytes).containsAll(requires);
+            } catch (IOException | RuntimeException e) {
+                AgentLog.logger().debug("could not read {}: {}", internalName, String.valueOf(e));
+                return false;
+            }
         }
 
         Target guardsItself() {
