@@ -9,9 +9,11 @@ import dev.retryafter.agent.instrument.ConnectionLeases;
 import dev.retryafter.agent.instrument.JdkClientHooks;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
+import dev.retryafter.agent.instrument.apache4async.Apache4AsyncCalls;
 import dev.retryafter.agent.instrument.apache5async.Apache5AsyncCalls;
 import dev.retryafter.agent.instrument.commonshttp3.RefusedMethodBody;
 import dev.retryafter.agent.instrument.jetty.JettyExchanges;
+import dev.retryafter.agent.instrument.jetty9to11.Jetty9to11Exchanges;
 import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
 import dev.retryafter.agent.instrument.urlconnection.UrlConnectionExchanges;
 
@@ -41,7 +43,9 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     private final UrlConnectionExchanges urlConnections;
     private final OkHttpCalls okhttp;
     private final JettyExchanges jetty;
+    private final Jetty9to11Exchanges jetty9to11;
     private final Apache5AsyncCalls apache5Async;
+    private final Apache4AsyncCalls apache4Async;
     private final GoverningSwitch governing;
     private final Runnable firstUse;
     private final SelfGuardedStrategies selfGuarded;
@@ -66,7 +70,9 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
         this.urlConnections = new UrlConnectionExchanges(engine, depth);
         this.okhttp = new OkHttpCalls(engine, depth, loop);
         this.jetty = new JettyExchanges(engine);
+        this.jetty9to11 = new Jetty9to11Exchanges(engine);
         this.apache5Async = new Apache5AsyncCalls(engine, depth);
+        this.apache4Async = new Apache4AsyncCalls(engine, depth);
     }
 
     @Override
@@ -297,5 +303,24 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
             return null;
         }
         return apache5Async.execute(client, target, producer, consumer, pushHandlerFactory, context, callback);
+    }
+
+    @Override
+    public Object apache4AsyncExecute(Object client, Object producer, Object consumer, Object context, Object callback) {
+        if (!governs()) {
+            return null;
+        }
+        return apache4Async.execute(client, producer, consumer, context, callback);
+    }
+
+    @Override
+    public boolean jetty9to11Send(Object request, Object listener, Object client) {
+        // Off, a request whose turn the agent granted is still let through: it holds a permit.
+        return jetty9to11.send(request, listener, client, governs());
+    }
+
+    @Override
+    public Object jetty9to11Refusal(Object conversation) {
+        return jetty9to11.refusal(conversation);
     }
 }

@@ -118,6 +118,18 @@ public final class AgentHooks {
          */
         Object apache5AsyncExecute(Object client, Object target, Object producer, Object consumer, Object pushHandlerFactory,
                                    Object context, Object callback);
+
+        /**
+         * Apache HttpAsyncClient 4.1's {@code execute(producer, consumer, context, callback)}: a {@code Future} the agent
+         * completes with the final outcome, or null to run the original method.
+         */
+        Object apache4AsyncExecute(Object client, Object producer, Object consumer, Object context, Object callback);
+
+        /** Jetty 9.4-11's {@code HttpRequest.send(listener)}: true when the agent sends it itself, once its turn has come. */
+        boolean jetty9to11Send(Object request, Object listener, Object client);
+
+        /** Jetty 9.4-11's conversation picks its response listeners with no protocol handler's: the agent's for a governed refusal, else null. */
+        Object jetty9to11Refusal(Object conversation);
     }
 
     /**
@@ -325,5 +337,23 @@ public final class AgentHooks {
                                              Object context, Object callback) {
         Dispatcher d = dispatcher;
         return d == null ? null : d.apache5AsyncExecute(client, target, producer, consumer, pushHandlerFactory, context, callback);
+    }
+
+    @DontInline @LambdaForm$DontInline
+    public static Object apache4AsyncExecute(Object client, Object producer, Object consumer, Object context, Object callback) {
+        Dispatcher d = dispatcher;
+        return d == null ? null : d.apache4AsyncExecute(client, producer, consumer, context, callback);
+    }
+
+    @DontInline @LambdaForm$DontInline
+    public static boolean jetty9to11Send(Object request, Object listener, Object client) {
+        Dispatcher d = dispatcher;
+        return d != null && d.jetty9to11Send(request, listener, client);
+    }
+
+    @DontInline @LambdaForm$DontInline
+    public static Object jetty9to11Refusal(Object conversation) {
+        Dispatcher d = dispatcher;
+        return d == null ? null : d.jetty9to11Refusal(conversation);
     }
 }

@@ -86,6 +86,10 @@ public final class ClientInstrumentation implements ClassFileTransformer {
             add(new Target("org.apache.hc.client5.http.impl.async." + client).advise("doExecute/6", "apache5async.ExecuteAdvice"));
         }
         add(new Target("org.apache.hc.client5.http.impl.async.AsyncHttpRequestRetryExec").advise("<init>/1", "apache5.RetryStrategyAdvice"));
+        // HttpAsyncClient 4.1: every execute overload meets in execute/4 (producer, consumer, context, callback). It retries no status itself.
+        for (String client : new String[] {"InternalHttpAsyncClient", "MinimalHttpAsyncClient"}) {
+            add(new Target("org.apache.http.impl.nio.client." + client).advise("execute/4", "apache4async.ExecuteAdvice"));
+        }
         for (String client : new String[] {"InternalHttpClient", "MinimalHttpClient", "AbstractHttpClient"}) {
             add(new Target("org.apache.http.impl.client." + client).advise("doExecute/3", "apache4.ExecuteAdvice")
                     .relocatable(APACHE4, "doExecute(Lorg/apache/http/HttpHost;Lorg/apache/http/HttpRequest;Lorg/apache/http/protocol/HttpContext;)"
@@ -123,7 +127,14 @@ public final class ClientInstrumentation implements ClassFileTransformer {
                 .relocatable(OKHTTP, "run()V"));
         // Jetty 12: send() blocks on send(listener); the agent's handler takes governed refusals at their status line.
         add(new Target("org.eclipse.jetty.client.transport.HttpRequest").advise("send/1", "jetty.SendAdvice"));
-        add(new Target("org.eclipse.jetty.client.HttpClient").advise("findProtocolHandler/2", "jetty.RefusalAdvice"));
+        // 9.4-11 have an HttpClient of the same name, whose findProtocolHandler takes their api types: not 12's, left alone.
+        add(new Target("org.eclipse.jetty.client.HttpClient").advise("findProtocolHandler/2", "jetty.RefusalAdvice")
+                .onlyIfDeclares("findProtocolHandler(Lorg/eclipse/jetty/client/Request;Lorg/eclipse/jetty/client/Response;)"
+                        + "Lorg/eclipse/jetty/client/ProtocolHandler;"));
+        // Jetty 9.4, 10 and 11 (API in org.eclipse.jetty.client.api): the same, in the classes 12 moved to transport; the
+        // refusal at the conversation's choice of listeners, since their HttpClient shares 12's class name.
+        add(new Target("org.eclipse.jetty.client.HttpRequest").advise("send/1", "jetty9to11.SendAdvice"));
+        add(new Target("org.eclipse.jetty.client.HttpConversation").advise("updateResponseListeners/1", "jetty9to11.RefusalAdvice"));
         // No lambdas on the start-up path (see AgentInstaller): plain loops.
         for (Target target : targets.values()) {
             if (target.root != null) {
@@ -215,6 +226,9 @@ public final class ClientInstrumentation implements ClassFileTransformer {
                 return null;
             }
             target = twin.target;
+        }
+        if (twin == null && !target.declaredBy(internalName, bytes)) {
+            return null; // another version's class of the same name, which this advice does not fit
         }
         String className = twin == null ? target.className : twin.className;
         try {
@@ -380,6 +394,8 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         String simpleName;
         /** Methods, {@code name + descriptor} in the original's names, that a relocated copy must declare. */
         final List<String> shape = new ArrayList<>();
+        /** Methods, {@code name + descriptor}, the class itself must declare to be changed: empty for any class of the name. */
+        final List<String> requires = new ArrayList<>();
 
         Target(String className) {
             this.className = className;
@@ -450,6 +466,25 @@ public final class ClientInstrumentation implements ClassFileTransformer {
             methods.add(method);
             advice.add(ADVICE + adviceClass);
             return this;
+        }
+
+        /** Changed only when the class declares {@code methods}: a class of the same name in another version is left as it is. */
+        Target onlyIfDeclares(String... methods) {
+            requires.addAll(Arrays.asList(methods));
+            return this;
+        }
+
+        /** Whether {@code bytes} declare every method {@link #onlyIfDeclares} named; read only for such targets. */
+        boolean declaredBy(String internalName, byte[] bytes) {
+            if (requires.isEmpty()) {
+                return true;
+            }
+            try {
+                return ClassShape.methods(bytes).containsAll(requires);
+            } catch (IOException | RuntimeException e) {
+                AgentLog.logger().debug("could not read {}: {}", internalName, String.valueOf(e));
+                return false;
+            }
         }
 
         Target guardsItself() {

@@ -22,8 +22,6 @@ public final class UngovernedClients {
     private static final Map<String, String> MARKERS = new HashMap<>();
 
     static {
-        mark("org.apache.http.impl.nio.client.CloseableHttpAsyncClient", "Apache HttpAsyncClient 4");
-        mark("org.eclipse.jetty.client.api.Request", "Jetty HttpClient 9.4-11"); // 12's API left the api package
         mark("io.netty.handler.codec.http.HttpClientCodec", "Netty HTTP codec");
         mark("reactor.netty.http.client.HttpClient", "Reactor Netty HttpClient");
         mark("org.asynchttpclient.DefaultAsyncHttpClient", "AsyncHttpClient");
@@ -95,7 +93,7 @@ public final class UngovernedClients {
         if (ungoverned.isEmpty()) {
             return anyGoverned ? null
                     : "no request was governed: nothing went through java.net.http, HttpURLConnection, Apache HttpClient 4 or 5 "
-                            + "(classic or async), Commons HttpClient 3, OkHttp 3-5 or Jetty HttpClient 12, the clients the agent governs";
+                            + "(classic or async), Commons HttpClient 3, OkHttp 3-5 or Jetty HttpClient 9.4-12, the clients the agent governs";
         }
         return "ungoverned HTTP: this JVM loaded " + String.join(", ", ungoverned)
                 + ", which the agent does not govern: its requests were neither paced nor retried"

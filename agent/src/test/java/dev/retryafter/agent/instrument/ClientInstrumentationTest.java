@@ -75,6 +75,22 @@ class ClientInstrumentationTest {
                 "calls into the hooks");
     }
 
+    /**
+     * HttpAsyncClient 4.1's package-private clients cannot be defined apart from their package-private superclass:
+     * advised here, verified where they run (the attached suite and the child JVMs of Apache4AsyncTest).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {
+            "org.apache.http.impl.nio.client.InternalHttpAsyncClient",
+            "org.apache.http.impl.nio.client.MinimalHttpAsyncClient",
+    })
+    void anAsyncClient4ClassIsAdvised(String className) throws Exception {
+        byte[] transformed = instrumentation.transform(here, className, bytes(className, here));
+        assertNotNull(transformed, "advised");
+        assertTrue(new String(transformed, java.nio.charset.StandardCharsets.ISO_8859_1).contains("apache4AsyncExecute"),
+                "calls into the hooks");
+    }
+
     @Test
     void everyTargetIsNamedAsTheClientsNameIt() {
         assertTrue(instrumentation.classNames().contains("jdk.internal.net.http.HttpClientFacade"));
@@ -83,7 +99,9 @@ class ClientInstrumentationTest {
         assertTrue(instrumentation.classNames().contains("org.eclipse.jetty.client.transport.HttpRequest"), "Jetty 12");
         assertTrue(instrumentation.classNames().contains("org.apache.hc.client5.http.impl.async.InternalAbstractHttpAsyncClient"),
                 "HttpAsyncClient 5");
-        assertEquals(26, instrumentation.classNames().size());
+        assertTrue(instrumentation.classNames().contains("org.apache.http.impl.nio.client.InternalHttpAsyncClient"), "HttpAsyncClient 4.1");
+        assertTrue(instrumentation.classNames().contains("org.eclipse.jetty.client.HttpConversation"), "Jetty 9.4-11");
+        assertEquals(30, instrumentation.classNames().size());
     }
 
     private static java.util.Set<String> members(Class<?> type) {

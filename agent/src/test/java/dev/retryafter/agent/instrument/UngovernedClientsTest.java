@@ -15,14 +15,14 @@ class UngovernedClientsTest {
     void aMarkedClassNamesItsClientOnce() {
         UngovernedClients clients = new UngovernedClients();
         clients.onLoaded("java/lang/String");
-        clients.onLoaded("org/eclipse/jetty/client/api/Request");
-        clients.onLoaded("org/eclipse/jetty/client/api/Request");
-        clients.onLoaded("org/eclipse/jetty/client/HttpClient"); // 12 governed, and 9.4-11 named by their api package
-        clients.onLoaded("org/apache/http/impl/nio/client/CloseableHttpAsyncClient");
+        clients.onLoaded("org/asynchttpclient/DefaultAsyncHttpClient");
+        clients.onLoaded("org/eclipse/jetty/client/api/Request"); // 9.4-11: governed, not named
+        clients.onLoaded("org/eclipse/jetty/client/HttpClient"); // 12 and 9.4-11 governed
+        clients.onLoaded("org/apache/http/impl/nio/client/CloseableHttpAsyncClient"); // governed: not named
         clients.onLoaded("org/apache/hc/client5/http/impl/async/CloseableHttpAsyncClient"); // governed: not named
+        clients.onLoaded("org/asynchttpclient/DefaultAsyncHttpClient");
         clients.onLoaded("org/apache/commons/httpclient/HttpClient"); // governed: not named
-        assertEquals(List.of("Apache HttpAsyncClient 4 (org.apache.http.impl.nio.client.CloseableHttpAsyncClient)",
-                "Jetty HttpClient 9.4-11 (org.eclipse.jetty.client.api.Request)"), clients.loaded());
+        assertEquals(List.of("AsyncHttpClient (org.asynchttpclient.DefaultAsyncHttpClient)"), clients.loaded());
     }
 
     @Test

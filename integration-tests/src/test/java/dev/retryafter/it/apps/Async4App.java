@@ -7,10 +7,10 @@ import org.apache.http.impl.nio.client.HttpAsyncClients;
 
 import java.util.concurrent.TimeUnit;
 
-/** GETs each URL once with Apache HttpAsyncClient 4.1, a client the agent does not govern, and prints each status. */
-public final class UngovernedAsync4App {
+/** GETs each URL once with Apache HttpAsyncClient 4.1 (governed since 4.1 async joined the agent), and prints each status. */
+public final class Async4App {
 
-    private UngovernedAsync4App() {
+    private Async4App() {
     }
 
     public static void main(String[] args) throws Exception {

@@ -1,0 +1,322 @@
+package dev.retryafter.agent.instrument.jetty9to11;
+
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.ObjLongConsumer;
+
+/**
+ * Jetty 9.4, 10 and 11's client ({@code org.eclipse.jetty.client} with its API in {@code .api}), as the agent reaches
+ * it: by reflection, through the class loader of the request in hand, and with listeners as proxies of its
+ * interfaces. One per Jetty class loader. The three differ here in one place: a request's body is a
+ * {@code ContentProvider} ({@code getContent}) in 9.4 and a {@code Request.Content} ({@code getBody}) in 10 and 11;
+ * both say {@code isReproducible()}.
+ */
+final class Jetty9to11Api {
+
+    private static final String CLIENT = "org.eclipse.jetty.client.";
+
+    final ClassLoader loader;
+    final Class<?> listenerType;
+    final Class<?> completeListener;
+    private final Class<?> demandedContentListener;
+    private final Method getConversation;
+    private final Method getURI;
+    private final Method send;
+    private final Method onComplete;
+    private final Method getAbortCause;
+    private final Method getRequestHeaders;
+    private final Method getScheme;
+    private final Method getHost;
+    private final Method getPort;
+    /** {@code getBody} in 10 and 11, else {@code getContent}; the body's {@code isReproducible}, found at first use. */
+    private final Method getBody;
+    private volatile Method isReproducible;
+    private final Method requestListeners;
+    private final Method copyRequest;
+    private final Method getExecutor;
+    private final Method updateResponseListeners;
+    private final Method conversationListeners;
+    private final Method getExchanges;
+    private final Method exchangeRequest;
+    private final Method exchangeResponse;
+    private final Object notifier;
+    private final Method notifyBegin;
+    private final Method notifyHeader;
+    private final Method notifyHeaders;
+    private final Method notifyBeforeContent;
+    private final Method notifyContent;
+    private final Method forwardFailureComplete;
+    private final Method getStatus;
+    private final Method getHeaders;
+    private final Method fieldsSize;
+    private final Method headerValue;
+    private final Method fieldName;
+    private final Method fieldValue;
+    private final Method succeeded;
+    private final Method getResponse;
+    private final Method getFailure;
+    private final Constructor<?> newResponse;
+
+    Jetty9to11Api(ClassLoader loader) throws ReflectiveOperationException {
+        this.loader = loader;
+        Class<?> request = type(CLIENT + "api.Request");
+        Class<?> httpRequest = type(CLIENT + "HttpRequest");
+        Class<?> response = type(CLIENT + "api.Response");
+        Class<?> httpClient = type(CLIENT + "HttpClient");
+        listenerType = type(CLIENT + "api.Response$Listener");
+        completeListener = type(CLIENT + "api.Response$CompleteListener");
+        demandedContentListener = type(CLIENT + "api.Response$DemandedContentListener");
+        Class<?> conversation = type(CLIENT + "HttpConversation");
+        Class<?> exchange = type(CLIENT + "HttpExchange");
+        Class<?> notifierType = type(CLIENT + "ResponseNotifier");
+        Class<?> field = type("org.eclipse.jetty.http.HttpField");
+        Class<?> fields = type("org.eclipse.jetty.http.HttpFields");
+        Class<?> callback = type("org.eclipse.jetty.util.Callback");
+        getConversation = httpRequest.getMethod("getConversation");
+        getURI = request.getMethod("getURI");
+        send = request.getMethod("send", completeListener);
+        onComplete = request.getMethod("onComplete", completeListener);
+        getAbortCause = request.getMethod("getAbortCause");
+        getRequestHeaders = request.getMethod("getHeaders");
+        getScheme = request.getMethod("getScheme");
+        getHost = request.getMethod("getHost");
+        getPort = request.getMethod("getPort");
+        Method body;
+        try {
+            body = request.getMethod("getBody");
+        } catch (NoSuchMethodException nine) {
+            body = request.getMethod("getContent");
+        }
+        getBody = body;
+        requestListeners = httpRequest.getDeclaredMethod("getResponseListeners");
+        requestListeners.setAccessible(true); // protected
+        copyRequest = httpClient.getDeclaredMethod("copyRequest", httpRequest, URI.class);
+        copyRequest.setAccessible(true); // protected: what Jetty's own redirects use
+        getExecutor = httpClient.getMethod("getExecutor");
+        updateResponseListeners = conversation.getMethod("updateResponseListeners", type(CLIENT + "api.Response$ResponseListener"));
+        conversationListeners = conversation.getMethod("getResponseListeners");
+        getExchanges = conversation.getMethod("getExchanges");
+        exchangeRequest = exchange.getMethod("getRequest");
+        exchangeResponse = exchange.getMethod("getResponse");
+        notifier = notifierType.getConstructor().newInstance();
+        notifyBegin = notifierType.getMethod("notifyBegin", List.class, response);
+        notifyHeader = notifierType.getMethod("notifyHeader", List.class, response, field);
+        notifyHeaders = notifierType.getMethod("notifyHeaders", List.class, response);
+        notifyBeforeContent = notifierType.getMethod("notifyBeforeContent", response, ObjLongConsumer.class, List.class);
+        notifyContent = notifierType.getMethod("notifyContent", response, ObjLongConsumer.class, ByteBuffer.class, callback, List.class);
+        forwardFailureComplete = notifierType.getMethod("forwardFailureComplete", List.class, request, Throwable.class, response, Throwable.class);
+        getStatus = response.getMethod("getStatus");
+        getHeaders = response.getMethod("getHeaders");
+        fieldsSize = fields.getMethod("size");
+        headerValue = fields.getMethod("get", String.class);
+        fieldName = field.getMethod("getName");
+        fieldValue = field.getMethod("getValue");
+        succeeded = callback.getMethod("succeeded");
+        getResponse = type(CLIENT + "api.Result").getMethod("getResponse");
+        getFailure = type(CLIENT + "api.Result").getMethod("getFailure");
+        newResponse = type(CLIENT + "HttpResponse").getConstructor(request, List.class);
+    }
+
+    private Class<?> type(String name) throws ClassNotFoundException {
+        return Class.forName(name, false, loader);
+    }
+
+    Object proxy(Class<?> type, InvocationHandler handler) {
+        return Proxy.newProxyInstance(loader, new Class<?>[] {type}, handler);
+    }
+
+    Object conversation(Object request) throws Exception {
+        return call(getConversation, request);
+    }
+
+    /** The exchange under way in {@code conversation}: its {@code {request, response}}, or null before the first. */
+    Object[] lastExchange(Object conversation) throws Exception {
+        Object last = ((Deque<?>) call(getExchanges, conversation)).peekLast();
+        return last == null ? null : new Object[] {call(exchangeRequest, last), call(exchangeResponse, last)};
+    }
+
+    /**
+     * A copy of {@code request} for the same URI, in its conversation, as Jetty's redirects copy one; with the headers
+     * such a copy leaves out for a new URI (authorization, cookies set by hand) put back: it is the same request again.
+     */
+    Object copy(Object client, Object request) throws Exception {
+        Object copy = call(copyRequest, client, request, call(getURI, request));
+        Object copyHeaders = call(getRequestHeaders, copy);
+        java.util.Set<String> leftOut = new java.util.HashSet<>();
+        for (Object field : (Iterable<?>) call(getRequestHeaders, request)) {
+            String name = name(field);
+            if (!name.equalsIgnoreCase("Expect") && header(copyHeaders, name) == null) {
+                leftOut.add(name);
+            }
+        }
+        if (!leftOut.isEmpty()) {
+            Method add = copy.getClass().getMethod("header", String.class, String.class);
+            for (Object field : (Iterable<?>) call(getRequestHeaders, request)) {
+                if (leftOut.contains(name(field))) {
+                    call(add, copy, name(field), value(field));
+                }
+            }
+        }
+        return copy;
+    }
+
+    String scheme(Object request) throws Exception {
+        return (String) call(getScheme, request);
+    }
+
+    String host(Object request) throws Exception {
+        return (String) call(getHost, request);
+    }
+
+    int port(Object request) throws Exception {
+        return (Integer) call(getPort, request);
+    }
+
+    void send(Object request, Object listener) throws Exception {
+        call(send, request, listener);
+    }
+
+    void onComplete(Object request, Object listener) throws Exception {
+        call(onComplete, request, listener);
+    }
+
+    /** Whether the request's body, if any, can be read again from its start ({@code isReproducible}). */
+    boolean reproducible(Object request) throws Exception {
+        Object body = call(getBody, request);
+        if (body == null) {
+            return true;
+        }
+        Method reproducible = isReproducible;
+        if (reproducible == null) {
+            reproducible = getBody.getReturnType().getMethod("isReproducible");
+            isReproducible = reproducible;
+        }
+        return (Boolean) call(reproducible, body);
+    }
+
+    boolean expectsContinue(Object request) throws Exception {
+        String expect = header(call(getRequestHeaders, request), "Expect");
+        return expect != null && expect.toLowerCase(java.util.Locale.ROOT).contains("100-continue");
+    }
+
+    java.util.concurrent.Executor executor(Object client) throws Exception {
+        return (java.util.concurrent.Executor) call(getExecutor, client);
+    }
+
+    Throwable abortCause(Object request) throws Exception {
+        return (Throwable) call(getAbortCause, request);
+    }
+
+    int status(Object response) throws Exception {
+        return (Integer) call(getStatus, response);
+    }
+
+    Object headers(Object response) throws Exception {
+        return call(getHeaders, response);
+    }
+
+    int headerCount(Object response) throws Exception {
+        return (Integer) call(fieldsSize, headers(response));
+    }
+
+    String header(Object headers, String name) throws Exception {
+        return (String) call(headerValue, headers, name);
+    }
+
+    String name(Object field) throws Exception {
+        return (String) call(fieldName, field);
+    }
+
+    String value(Object field) throws Exception {
+        return (String) call(fieldValue, field);
+    }
+
+    void succeeded(Object callback) throws Exception {
+        call(succeeded, callback);
+    }
+
+    Object responseOf(Object result) throws Exception {
+        return call(getResponse, result);
+    }
+
+    Throwable failureOf(Object result) throws Exception {
+        return (Throwable) call(getFailure, result);
+    }
+
+    /** The conversation's listeners as Jetty would have chosen them with no protocol handler: the application's. */
+    List<?> applicationListeners(Object conversation) throws Exception {
+        call(updateResponseListeners, conversation, (Object) null);
+        return (List<?>) call(conversationListeners, conversation);
+    }
+
+    /** Those of {@code listeners} that take content, as Jetty's receiver picks them. */
+    List<Object> contentListeners(List<?> listeners) {
+        List<Object> content = new ArrayList<>();
+        for (Object listener : listeners) {
+            if (demandedContentListener.isInstance(listener)) {
+                content.add(listener);
+            }
+        }
+        return content;
+    }
+
+    void notifyBegin(List<?> listeners, Object response) throws Exception {
+        call(notifyBegin, notifier, listeners, response);
+    }
+
+    void notifyHeader(List<?> listeners, Object response, Object field) throws Exception {
+        call(notifyHeader, notifier, listeners, response, field);
+    }
+
+    void notifyHeaders(List<?> listeners, Object response) throws Exception {
+        call(notifyHeaders, notifier, listeners, response);
+    }
+
+    void notifyBeforeContent(Object response, ObjLongConsumer<Object> demand, List<Object> contentListeners) throws Exception {
+        call(notifyBeforeContent, notifier, response, demand, contentListeners);
+    }
+
+    void notifyContent(Object response, ObjLongConsumer<Object> demand, ByteBuffer buffer, Object callback, List<Object> contentListeners)
+            throws Exception {
+        call(notifyContent, notifier, response, demand, buffer, callback, contentListeners);
+    }
+
+    /** Fails an exchange that never went out: {@code listener} (may be null) and the request's own response listeners hear it. */
+    void failUnsent(Object request, Object listener, Throwable failure) throws Exception {
+        List<Object> listeners = new ArrayList<>((List<?>) call(requestListeners, request));
+        if (listener != null) {
+            listeners.add(listener);
+        }
+        call(forwardFailureComplete, notifier, listeners, request, failure, newResponse.newInstance(request, listeners), failure);
+    }
+
+    /** Fails a conversation after a refused exchange of it: its application listeners hear the failure. */
+    void failConversation(Object request, Object response, Throwable failure) throws Exception {
+        List<?> listeners = applicationListeners(conversation(request));
+        call(forwardFailureComplete, notifier, listeners, request, failure,
+                response != null ? response : newResponse.newInstance(request, listeners), failure);
+    }
+
+    private static Object call(Method method, Object target, Object... args) throws Exception {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Exception) {
+                throw (Exception) cause;
+            }
+            if (cause instanceof Error) {
+                throw (Error) cause;
+            }
+            throw e;
+        }
+    }
+}
