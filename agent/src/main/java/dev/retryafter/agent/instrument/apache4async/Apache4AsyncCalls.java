@@ -1,5 +1,6 @@
 package dev.retryafter.agent.instrument.apache4async;
 
+import dev.retryafter.agent.report.Turns;
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.engine.Call;
@@ -313,7 +314,7 @@ public final class Apache4AsyncCalls {
         boolean first() {
             CompletableFuture<Void> turn;
             try {
-                turn = call.turn();
+                turn = Turns.start(call);
             } catch (RuntimeException e) {
                 AgentLog.failure("taking an Apache async 4 turn", e);
                 call.endAttempt();
@@ -334,7 +335,7 @@ public final class Apache4AsyncCalls {
         void attempt() {
             CompletableFuture<Void> turn;
             try {
-                turn = call.turn();
+                turn = Turns.start(call);
             } catch (RuntimeException e) {
                 fallBack(e);
                 return;

@@ -1,5 +1,6 @@
 package dev.retryafter.agent.instrument.jetty9to11;
 
+import dev.retryafter.agent.report.Turns;
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.engine.Call;
@@ -92,7 +93,7 @@ public final class Jetty9to11Exchanges {
             api.onComplete(request, api.proxy(api.completeListener, new Ended(call)));
             requests.put(request, governed);
             conversations.put(conversation, call);
-            turn = call.turn();
+            turn = Turns.start(call);
         } catch (Throwable t) {
             AgentLog.failure("governing a Jetty 9.4-11 request", t);
             return false;
@@ -401,7 +402,7 @@ public final class Jetty9to11Exchanges {
                     api.failConversation(request, response, aborted);
                     return;
                 }
-                turn = call.turn();
+                turn = Turns.start(call);
             } catch (Throwable t) {
                 AgentLog.failure("retrying a Jetty 9.4-11 request", t);
                 turn = CompletableFuture.completedFuture(null);
