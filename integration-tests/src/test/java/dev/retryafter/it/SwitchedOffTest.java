@@ -67,9 +67,9 @@ class SwitchedOffTest {
         assertTrue(agentClasses.contains("dev.retryafter.agent.RetryAfterAgent"), () -> "the agent ran: " + agentClasses);
         List<String> beyond = agentClasses.stream().filter(name -> !THE_SWITCH.contains(name)).collect(Collectors.toList());
         assertEquals(List.of(), beyond, "classes of the agent beyond its switch");
-        Matcher line = Pattern.compile("(?m)^INFO retry-after-agent - off \\(enabled=false, from "
+        Matcher line = Pattern.compile("(?m)^\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO retry-after-agent - off \\(enabled=false, from "
                 + Pattern.quote(offBy) + "\\); no class is changed and no policy is read").matcher(run.stderr);
-        assertTrue(line.find(), () -> "one line, in the agent's log format less the time of day, says it is off\n" + run.stderr);
+        assertTrue(line.find(), () -> "one line, in the agent's log format (its time in UTC), says it is off\n" + run.stderr);
         assertEquals(1, run.agentLines().size(), () -> "one line only\n" + run.stderr);
     }
 
