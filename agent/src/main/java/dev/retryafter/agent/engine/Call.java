@@ -315,14 +315,14 @@ public final class Call {
     }
 
     /**
-     * A retry goes again; so does a request that put its host on hold, when it can be sent twice and
-     * has attempts left: its next turn fails fast with {@link HostHeldException}, so the application
-     * sees every request of a hold fail the same way, and can put the record back for when the hold
-     * ends. A request out of attempts gets its last refusal back unchanged, hold or not.
+     * A retry goes again; so does a request that put its host on hold, when it can be sent twice: its
+     * next turn fails fast with {@link HostHeldException}, so the application sees every request of a
+     * hold fail the same way, and can put the record back for when the hold ends. That holds for a
+     * request on its last attempt too (its last try waited for the moment a refusal holds, so the record
+     * is not lost): the turn sends nothing, so the attempts sent stay within max-attempts.
      */
     private boolean sendsAgain(Decision decision) {
-        return decision.retriesNow() || (decision.outcome() == Decision.Outcome.HOLD && replayable && decision.mode() == Mode.ENFORCE
-                && decision.attempt() < decision.maxAttempts());
+        return decision.retriesNow() || (decision.outcome() == Decision.Outcome.HOLD && replayable && decision.mode() == Mode.ENFORCE);
     }
 
     /** The attempt is over (answered or failed): its permit goes back. Safe to call twice. */
@@ -415,6 +415,12 @@ public final class Call {
 
     private void failIfHeld(HostState state, long now) throws HostHeldException {
         HostHeldException held = state.heldException(now);
+        Decision last = lastDecision;
+        if (held == null && last != null && last.outcome() == Decision.Outcome.HOLD && attempt > last.maxAttempts()) {
+            // Out of attempts, sent again only to fail fast with its hold, which ended meanwhile (released by hand):
+            // nothing more is sent, and the record goes back to the application for now.
+            held = new HostHeldException(key, now, "the hold this request's last refusal began is over; it is out of attempts");
+        }
         if (held != null) {
             engine.listener.onHeldRequest(state, held);
             throw held;

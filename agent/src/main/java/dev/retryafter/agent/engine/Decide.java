@@ -36,8 +36,8 @@ final class Decide {
         int streakRefusals = knowledge.streak != null && !refusal.echo ? knowledge.streak.refusals() : 1;
         long backoff = Backoff.fullJitter(Math.max(attempt, streakRefusals), random, policy.backoffBaseMillis(),
                 policy.backoffCapMillis());
-        boolean lastTryNext = attempt + 1 >= policy.maxAttempts();
-        Wait wait = withinFirstWindow(policy, windowMillis, lastTryNext, category, header, knowledge.streak, refusal.now,
+        int triesLeft = policy.maxAttempts() - attempt;
+        Wait wait = withinFirstWindow(policy, windowMillis, triesLeft, category, header, knowledge.streak, refusal.now,
                 Sanitiser.sanitise(policy, category, header, backoff));
         Decision.Outcome outcome;
         if (attempt >= policy.maxAttempts()) {
@@ -59,6 +59,14 @@ final class Decide {
     /** However short max-sleep and the window, a streak under a minute is not called a quota. */
     static final long PERSISTS_AFTER_MILLIS = 60_000;
 
+    /**
+     * Inside a window learned shorter than a quota, a request's last try goes once its streak is this many
+     * times as old as at the refusal before it: four tries spaced by the backoff cover a few seconds, and a
+     * streak that outlasted them (a fixed window exhausted early) is given twice as long again, where
+     * waiting for the whole learned window would idle the host for most of it.
+     */
+    static final int LAST_TRY_STREAK_MULTIPLE = 3;
+
     /** A hold of {@link Refusal#persistentHoldMillis} for {@code reason}: a persistent streak, or a block. */
     static Decision hold(String host, Policy policy, Refusal refusal, int attempt, RetryAfter header, Category category,
                          HostKnowledge knowledge, Reason reason) {
@@ -79,23 +87,20 @@ final class Decide {
      *
      * <p>A window of 0 is one not learned yet (the host's first streak): the end is then looked for as
      * the streak ages, each wait at most half as long as the streak is old, so it is found within 1.5
-     * times the time it took, in a number of refusals that grows with the log of the window's length;
-     * a request's last try waits for the end of the window the policy names (a hint, 60 s unless set),
-     * since a refusal then loses its record.
+     * times the time it took, in a number of refusals that grows with the log of the window's length.
+     *
+     * <p>A request's last tries are kept for moments the host is likely to have room ({@link #lastTriesUntil}),
+     * since a refusal of the last loses its record.
      */
-    static Wait withinFirstWindow(Policy policy, long windowMillis, boolean lastTryNext, Category category, RetryAfter header,
+    static Wait withinFirstWindow(Policy policy, long windowMillis, int triesLeft, Category category, RetryAfter header,
                                   OpenStreak streak, long now, Wait wait) {
         if (streak == null || category == Category.TRUTHFUL) {
             return wait;
         }
         long age = now - streak.startedAtMillis();
-        if (windowMillis <= 0 && lastTryNext) {
-            // A request's last try, refused, loses its record: it waits for the end of the window the policy
-            // names (a hint), where the probing would have sent it sooner.
-            long hinted = Math.min(policy.windowMillis() - age, policy.maxSleepMillis());
-            if (hinted > wait.millis()) {
-                return new Wait(hinted, wait.reason(), Wait.Bound.LAST_TRY);
-            }
+        long lastTries = Math.min(lastTriesUntil(policy, windowMillis, triesLeft, age) - age, policy.maxSleepMillis());
+        if (lastTries > wait.millis()) {
+            return new Wait(lastTries, wait.reason(), Wait.Bound.LAST_TRY);
         }
         long windowLeft = windowMillis > 0 ? windowMillis - age : Math.max(age / 2, 0);
         if (windowLeft <= 0) {
@@ -105,6 +110,33 @@ final class Decide {
                 && (category == Category.UNKNOWN || category == Category.UNRELIABLE) ? header.millis() : 0;
         long bound = Math.max(Math.max(windowLeft, claimed), policy.minSleepMillis());
         return wait.millis() > bound ? new Wait(bound, wait.reason(), Wait.Bound.WINDOW) : wait;
+    }
+
+    /**
+     * How old the streak should be when a request with {@code triesLeft} tries after this refusal sends the
+     * next (0 or less: no such rule, the wait stands). A refusal of the last try loses the record, so:
+     * <ul>
+     *   <li>in a streak already older than the window (learned, else the policy's, a hint), or under a window
+     *       no shorter than a quota's ({@link #persistsAfterMillis}), the last try waits until the streak is
+     *       a quota's age: refused then, it holds the host, and its request fails fast with the rest of the
+     *       hold instead of being lost;</li>
+     *   <li>in the host's first streak, the window not learned, the last two tries wait for the end of the
+     *       policy's window: a second-last try refused there shows the streak is longer, and the last waits
+     *       as above (a request out of tries here waits the window too: its wait holds back every other);</li>
+     *   <li>else, under a window learned, the last try goes once the streak is {@link #LAST_TRY_STREAK_MULTIPLE}
+     *       times as old, within the window.</li>
+     * </ul>
+     */
+    static long lastTriesUntil(Policy policy, long windowMillis, int triesLeft, long age) {
+        long window = windowMillis > 0 ? windowMillis : policy.windowMillis();
+        long quota = persistsAfterMillis(policy);
+        if (triesLeft == 1 && (age >= window || window >= quota)) {
+            return quota;
+        }
+        if (triesLeft <= 2 && windowMillis <= 0 && age < window) {
+            return window;
+        }
+        return triesLeft == 1 ? Math.min(window, LAST_TRY_STREAK_MULTIPLE * age) : 0;
     }
 
     /** The category decisions are made under: the pinned one, or what the host has shown. */

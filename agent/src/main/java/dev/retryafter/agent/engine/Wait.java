@@ -8,7 +8,7 @@ public final class Wait {
         NONE, FLOOR, CEILING,
         /** Cut to the end of the refusal streak's first window, by when a limit counted per window has room again. */
         WINDOW,
-        /** Raised to the end of the window the policy names: a request's last try, before the host's window is learned. */
+        /** Raised for a request's last tries, kept for when the host is likely to have room ({@link Decide#lastTriesUntil}). */
         LAST_TRY
     }
 
@@ -44,7 +44,7 @@ public final class Wait {
             case WINDOW:
                 return reason.text() + ", cut to the streak's first window";
             case LAST_TRY:
-                return reason.text() + ", raised to the policy's window: the request's last try";
+                return reason.text() + ", raised: a request's last tries wait for when the host is likely to have room";
             default:
                 return reason.text();
         }

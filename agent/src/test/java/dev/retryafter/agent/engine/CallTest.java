@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -23,9 +24,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CallTest {
 
+    /** A 2 s window, as configured: the streak is no quota, so the last refusal is the application's. */
     @Test
     void afterMaxAttemptsTheLastRefusalGoesBack() throws Exception {
-        EngineFixture f = new EngineFixture(Policy.builder().maxAttempts(3).build());
+        EngineFixture f = new EngineFixture(Policy.builder().maxAttempts(3).windowMillis(2_000).build());
         Call call = f.engine.open("portal.example", 443, true);
         int sent = 0;
         do {
@@ -38,6 +40,38 @@ class CallTest {
         assertEquals(Decision.Outcome.GIVE_UP, call.lastDecision().outcome());
         assertEquals(3, call.lastDecision().attempt());
         assertEquals(1, f.host().snapshot(f.clock.millis()).gaveUp);
+    }
+
+    /**
+     * Refused on every attempt with nothing let through: the last try waits until the streak is a quota's
+     * age, and its refusal holds the host; the request then fails fast with the hold, as every other of it,
+     * instead of handing back a refusal that loses its record. Nothing more is sent for it.
+     */
+    @Test
+    void aLastRefusalThatHoldsTheHostFailsFastInsteadOfGoingBack() throws Exception {
+        Policy policy = Policy.builder().maxAttempts(3).build();
+        EngineFixture f = new EngineFixture(policy);
+        Call call = f.engine.open("portal.example", 443, true);
+        long start = f.clock.millis();
+        int sent = 0;
+        HostHeldException held = null;
+        try {
+            do {
+                call.awaitTurn();
+                sent++;
+                call.onResponse(429, null);
+                call.endAttempt();
+            } while (call.retryRequested());
+        } catch (HostHeldException e) {
+            held = e;
+        }
+        assertEquals(3, sent);
+        assertNotNull(held, "the last refusal held the host: the request fails fast with it");
+        assertEquals(Reason.HOLD_PERSISTENT, call.lastDecision().waitBeforeNextRequest().reason());
+        assertEquals(3, call.lastDecision().attempt());
+        assertEquals(Decide.persistsAfterMillis(policy), f.clock.millis() - start, 1_000,
+                "the last try went once the streak was a quota's age, not after the policy's window");
+        assertEquals(0, f.host().snapshot(f.clock.millis()).gaveUp);
     }
 
     /** The JDK path asks twice (the handler, then the loop): a listener that fails in between must not split the answer. */

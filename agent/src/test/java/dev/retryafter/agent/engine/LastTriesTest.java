@@ -1,0 +1,44 @@
+package dev.retryafter.agent.engine;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A request's last tries are kept for moments the host is likely to have room, since a refusal of the
+ * last loses its record ({@link Decide#lastTriesUntil}): the streak's age each should go at.
+ */
+class LastTriesTest {
+
+    private static final Policy DEFAULTS = Policy.DEFAULTS;
+    private static final long QUOTA = Decide.persistsAfterMillis(DEFAULTS);
+    private static final long UNKNOWN = 0;
+
+    @Test
+    void inTheFirstStreakTheLastTwoTriesWaitForThePolicysWindow() {
+        assertEquals(DEFAULTS.windowMillis(), Decide.lastTriesUntil(DEFAULTS, UNKNOWN, 2, 4_000));
+        assertEquals(DEFAULTS.windowMillis(), Decide.lastTriesUntil(DEFAULTS, UNKNOWN, 1, 4_000));
+        assertTrue(Decide.lastTriesUntil(DEFAULTS, UNKNOWN, 3, 4_000) <= 4_000, "earlier tries keep looking for the end");
+    }
+
+    @Test
+    void aStreakOlderThanTheWindowKeepsTheLastTryForAQuotasAge() {
+        assertEquals(QUOTA, Decide.lastTriesUntil(DEFAULTS, UNKNOWN, 1, DEFAULTS.windowMillis()));
+        assertEquals(QUOTA, Decide.lastTriesUntil(DEFAULTS, 10_000, 1, 12_000));
+        assertTrue(Decide.lastTriesUntil(DEFAULTS, UNKNOWN, 2, DEFAULTS.windowMillis()) <= DEFAULTS.windowMillis(),
+                "the second-last goes at once: refused, it shows the streak is long");
+    }
+
+    @Test
+    void underAWindowLearnedAsLongAsAQuotaTheLastTryWaitsForAQuotasAge() {
+        assertEquals(QUOTA, Decide.lastTriesUntil(DEFAULTS, 86_400_000, 1, 5_000));
+    }
+
+    @Test
+    void underAShortLearnedWindowTheLastTryGoesAtThreeTimesTheStreaksAge() {
+        assertEquals(12_000, Decide.lastTriesUntil(DEFAULTS, 60_000, 1, 4_000));
+        assertEquals(60_000, Decide.lastTriesUntil(DEFAULTS, 60_000, 1, 30_000), "never past the window");
+        assertTrue(Decide.lastTriesUntil(DEFAULTS, 60_000, 2, 4_000) <= 4_000, "only the last try, once the window is learned");
+    }
+}
