@@ -120,10 +120,10 @@ final class Decide {
      *       no shorter than a quota's ({@link #persistsAfterMillis}), the last try waits until the streak is
      *       a quota's age: refused then, it holds the host, and its request fails fast with the rest of the
      *       hold instead of being lost;</li>
-     *   <li>in the host's first streak, the window not learned, the last two tries wait for the end of the
-     *       policy's window: a second-last try refused there shows the streak is longer, and the last waits
+     *   <li>in the host's first streak, no window learned or configured, the last two tries wait for the end
+     *       of the policy's default window: a second-last try refused there shows the streak is longer, and the last waits
      *       as above (a request out of tries here waits the window too: its wait holds back every other);</li>
-     *   <li>else, under a window learned, the last try goes once the streak is {@link #LAST_TRY_STREAK_MULTIPLE}
+     *   <li>else, under a window learned or configured, the last try goes once the streak is {@link #LAST_TRY_STREAK_MULTIPLE}
      *       times as old, within the window.</li>
      * </ul>
      */
