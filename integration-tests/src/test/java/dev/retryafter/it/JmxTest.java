@@ -15,17 +15,15 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import javax.management.Attribute;
 import javax.management.MBeanAttributeInfo;
-
-
 import javax.management.MBeanInfo;
 import javax.management.MBeanOperationInfo;
 import javax.management.MBeanParameterInfo;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
-import javax.management.remote.JMXConnector;
-import javax.management.remote.JMXConnectorFactory;
 import javax.management.openmbean.CompositeData;
 import javax.management.openmbean.TabularData;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 import java.nio.file.Files;
 import java.nio.file.Path;
