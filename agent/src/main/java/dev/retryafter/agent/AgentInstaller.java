@@ -5,11 +5,9 @@ import dev.retryafter.agent.config.AgentConfig;
 import dev.retryafter.agent.config.Policies;
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.Clock;
-import dev.retryafter.agent.engine.DaemonThreads;
 import dev.retryafter.agent.store.file.FileKnowledgeStore;
 import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.RetryEngine;
-import dev.retryafter.agent.engine.Sleeper;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.ClientInstrumentation;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
@@ -23,14 +21,11 @@ import dev.retryafter.agent.store.redis.FleetStores;
 import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
 import dev.retryafter.agent.report.DecisionLog;
 import dev.retryafter.agent.report.ExitReport;
-import dev.retryafter.agent.report.ExplainedWaits;
-import dev.retryafter.agent.report.Turns;
 
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -54,11 +49,8 @@ final class AgentInstaller {
         DecisionLog decisions = new DecisionLog(log, clock);
         // Only with an endpoint: the refusals' split by status is the one figure the engine does not keep.
         RefusalsByStatus refusalsByStatus = config.metrics() == null ? null : new RefusalsByStatus(decisions);
-        // The engine's waits, watched so each can be explained: the thread starts at the first asynchronous wait.
-        ExplainedWaits waits = new ExplainedWaits(clock, Sleeper.SYSTEM,
-                Executors.newSingleThreadScheduledExecutor(new DaemonThreads("retry-after-agent-delays")), decisions);
         RetryEngine.Builder builder = RetryEngine.builder().clock(clock).policies(config.policies()).mode(config.mode())
-                .listener(refusalsByStatus != null ? refusalsByStatus : decisions).sleeper(waits).delays(waits);
+                .listener(refusalsByStatus != null ? refusalsByStatus : decisions);
         FileKnowledgeStore state = openState(config.stateFile(), clock, log);
         // With both a state file and a fleet store, the file is this JVM's copy under the fleet's:
         // read at start, written as ever, and what the JVM carries on with while Redis is gone.
@@ -71,7 +63,6 @@ final class AgentInstaller {
             builder.knowledge(state);
         }
         RetryEngine engine = builder.build();
-        waits.watch(engine);
         CallDepth depth = new CallDepth();
         GoverningSwitch governing = new GoverningSwitch();
         PolicyControl policies = new PolicyControl(config, engine, policiesNow, log);
@@ -79,7 +70,6 @@ final class AgentInstaller {
         ManagementBeans beans = new ManagementBeans(engine, governing, RetryAfterAgent.version(), config.source(),
                 System.currentTimeMillis(), log, instrumentation, policies);
         SelfGuardedStrategies selfGuarded = new SelfGuardedStrategies();
-        Turns.watchWith(waits);
         AgentHooks.install(new HookDispatcher(engine, depth, governing, selfGuarded, new Runnable() {
             @Override
             public void run() {
@@ -104,7 +94,6 @@ final class AgentInstaller {
                     });
         } catch (Exception | Error e) {
             AgentHooks.install(null); // any class already changed calls into hooks that now say "run the original"
-            Turns.watchWith(null);
             throw e;
         }
         final StateSaving saving = state == null ? null : new StateSaving(state, log.infoLines(), log.warnLines());

@@ -14,7 +14,8 @@ import java.util.concurrent.Future;
  * <pre>
  * mvn -B -q package -DskipTests &amp;&amp; mvn -B -q -pl demo-app exec:java -Dexec.mainClass=dev.retryafter.demo.Demo
  * </pre>
- * Options: {@code --client jdk|jdk-async|apache5|apache4|urlconnection|okhttp|okhttp-async --records 40 --threads 2 --java 8|11|17|21|25|PATH --agent-only}.
+ * Options: {@code --client jdk|jdk-async|apache5|apache5-async|apache4|apache4-async|urlconnection|okhttp|okhttp-async|jetty
+ * --records 40 --threads 2 --java 8|11|17|21|25|PATH --agent-only}.
  */
 public final class Demo {
 

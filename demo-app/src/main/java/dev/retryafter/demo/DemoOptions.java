@@ -63,7 +63,8 @@ public final class DemoOptions {
     }
 
     /**
-     * {@code --client jdk|jdk-async|apache5|apache4|urlconnection|okhttp|okhttp-async --records 40 --threads 2
+     * {@code --client jdk|jdk-async|apache5|apache5-async|apache4|apache4-async|urlconnection|okhttp|okhttp-async|jetty
+     * --records 40 --threads 2
      * --agent PATH --policies PATH --java PATH|8|11|17|21|25 --agent-only}. {@code --java} with a number finds
      * that Java as the build does: {@code .ci/install-jdks}' cache for 8, 11 and 21.
      */

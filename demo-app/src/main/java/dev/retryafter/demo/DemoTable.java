@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** The demo's table: a row per portal, what it counted without the agent beside what it counted with it. */
 final class DemoTable {
@@ -33,6 +34,7 @@ final class DemoTable {
                 + "  saw (records lost to the portal); errors: the scraper's own failures, such as a timeout on a loaded\n"
                 + "  machine (records lost, but not refused); min gap: the shortest time from a refusal to the same thread's\n"
                 + "  next request; slept: the agent's longest single wait; pace: what it learned, in requests per minute.\n\n");
+        out.append(waitedFor(rows));
         out.append(verdict(rows, options));
         out.append("  Logs and the agent's reports: ").append(options.workDir.toAbsolutePath()).append('\n');
         return out.toString();
@@ -71,6 +73,24 @@ final class DemoTable {
                 shortestGap == Long.MAX_VALUE ? "none" : shortestGap + " ms",
                 setting(options, "default.min-sleep"), longestSleep / 1000, setting(options, "default.max-sleep")));
         return out.toString();
+    }
+
+    /** What each portal's requests waited for with the agent, by cause, from its report: the why behind "slept". */
+    private static String waitedFor(List<DemoRun.Row> rows) {
+        StringBuilder out = new StringBuilder("  What the requests waited for, with the agent (its report's waitedMillisByCause):\n");
+        for (Behaviour behaviour : Behaviour.values()) {
+            DemoRun.Row with = find(rows, behaviour, true);
+            if (with == null) {
+                continue;
+            }
+            StringBuilder causes = new StringBuilder();
+            for (Map.Entry<String, Long> cause : with.agent.waitedMillisByCause().entrySet()) {
+                causes.append(causes.length() == 0 ? "" : ", ")
+                        .append(String.format(Locale.ROOT, "%s %.1fs", cause.getKey(), cause.getValue() / 1000.0));
+            }
+            out.append(String.format(Locale.ROOT, "    %-20s %s%n", behaviour.label(), causes.length() == 0 ? "nothing" : causes));
+        }
+        return out.append('\n').toString();
     }
 
     private static String lost(int refused, int errors) {

@@ -1,5 +1,6 @@
 package dev.retryafter.it;
 
+import dev.retryafter.agent.engine.Reason;
 import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
@@ -93,6 +94,8 @@ class CommandLineTest {
                 String[] columns = hostLine.trim().split(" +");
                 assertEquals(requests, columns[2], hostLine);
                 assertEquals(refusals, columns[3], hostLine);
+                // The refusals were waited out: what for, as the engine named it (a refusal's reason, or the pace).
+                Reason.valueOf(columns[7]);
                 assertEquals(listening, listeningSockets(pid), "status left nothing listening in the JVM it read");
 
                 app.send("exit");
@@ -461,7 +464,8 @@ class CommandLineTest {
                 if (line.startsWith(host + " ") && line.trim().split(" +")[2].equals(requests)) {
                     assertTrue(status.stdout.contains("retry-after-agent 0.1.0-SNAPSHOT in " + pid + ": mode enforce, enabled"),
                             status::toString);
-                    assertTrue(status.stdout.contains("HOST") && status.stdout.contains("LAST REASON"), status::toString);
+                    assertTrue(status.stdout.contains("HOST") && status.stdout.contains("MOSTLY FOR") && status.stdout.contains("LAST REASON"),
+                            status::toString);
                     return line;
                 }
             }

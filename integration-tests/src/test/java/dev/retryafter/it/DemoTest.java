@@ -37,7 +37,7 @@ class DemoTest {
     private static final long MAX_SLEEP = DEMO_POLICY.maxSleepMillis();
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"jdk", "jdk-async", "apache5", "apache4", "urlconnection", "okhttp"})
+    @ValueSource(strings = {"jdk", "jdk-async", "apache5", "apache4", "urlconnection", "okhttp", "apache5-async", "apache4-async", "jetty"})
     void withTheAgentEveryPortalYieldsAllItsRecords(String client) throws Exception {
         assertEveryPortalYieldsAllItsRecords(client, options(client).withoutAgentToo(client.equals("jdk")));
     }
@@ -86,7 +86,7 @@ class DemoTest {
     }
 
     private static DemoOptions options(String client, String workDir) throws Exception {
-        String classpath = String.join(File.pathSeparator, TestClasspath.entries(TestClasspath.SCRAPER));
+        String classpath = String.join(File.pathSeparator, TestClasspath.entries(TestClasspath.DEMO));
         // Half the demo's records: every portal still refuses, in fewer seconds.
         return DemoOptions.of(ChildJvm.agentJar(), POLICIES, classpath, ChildJvm.workDir().resolve(workDir), client)
                 .records(30);

@@ -1,6 +1,7 @@
 package dev.retryafter.it;
 
 import com.sun.tools.attach.VirtualMachine;
+import dev.retryafter.agent.engine.Reason;
 import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
@@ -19,6 +20,8 @@ import javax.management.MBeanOperationInfo;
 import javax.management.MBeanParameterInfo;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import javax.management.openmbean.TabularData;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
@@ -68,6 +71,16 @@ class JmxTest {
                     assertEquals(refusedSoFar, server.getAttribute(host, "Retries"));
                     assertEquals(0L, server.getAttribute(host, "GivenUp"));
                     assertTrue((Long) server.getAttribute(host, "WaitedMillis") >= LyingHeadersTest.MIN_SLEEP);
+                    // The same time by cause, each a name of the one vocabulary, as the engine named each wait; the queue
+                    // for a permit is counted there too, so the causes add up to the time slept at least.
+                    TabularData byCause = (TabularData) server.getAttribute(host, "WaitedMillisByCause");
+                    long byCauseMillis = 0;
+                    for (Object row : byCause.values()) {
+                        CompositeData cause = (CompositeData) row;
+                        Reason.valueOf((String) cause.get("key"));
+                        byCauseMillis += (Long) cause.get("value");
+                    }
+                    assertTrue(byCauseMillis >= (Long) server.getAttribute(host, "WaitedMillis"), byCause::toString);
                     assertEquals(0, server.getAttribute(host, "InFlight"));
                     assertTrue((Integer) server.getAttribute(host, "MaxConcurrency") >= 1);
                     assertFalse((Boolean) server.getAttribute(host, "Held"));

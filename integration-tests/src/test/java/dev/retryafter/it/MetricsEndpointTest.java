@@ -1,5 +1,6 @@
 package dev.retryafter.it;
 
+import dev.retryafter.agent.engine.Reason;
 import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
@@ -26,6 +27,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -84,8 +87,11 @@ class MetricsEndpointTest {
                 assertEquals("0", value(page, "retry_after_agent_given_up_total{" + host + "}"), page);
                 assertEquals("0", value(page, "retry_after_agent_held{" + host + "}"), page);
                 assertEquals("0", value(page, "retry_after_agent_in_flight{" + host + "}"), page);
-                assertTrue(Double.parseDouble(value(page, "retry_after_agent_wait_seconds_total{" + host + "}"))
+                Map<String, Double> waits = waitsByCause(page, host);
+                assertTrue(waits.values().stream().mapToDouble(Double::doubleValue).sum()
                         >= seen.refusals * LyingHeadersTest.MIN_SLEEP / 1000.0, "each refusal waited min-sleep at least\n" + page);
+                // Each cause is a name of the one vocabulary (a refusal's reason, or PACE once the refusal's moment passed).
+                waits.keySet().forEach(Reason::valueOf);
                 assertEquals("1", value(page, "retry_after_agent_hosts_tracked"), page);
 
                 PrometheusServer.Check check = PrometheusServer.checkMetrics(page);
@@ -131,6 +137,13 @@ class MetricsEndpointTest {
                     prometheus.awaitValue("retry_after_agent_refusals_total{" + host + ",status=\"429\"}", Long.toString(seen.refusals));
                     prometheus.awaitValue("retry_after_agent_requests_total{" + host + "}", Long.toString(seen.requests));
                     prometheus.awaitValue("sum by (host) (retry_after_agent_refusals_total{" + host + "})", Long.toString(seen.refusals));
+                    // The time waited, by cause: as many series in Prometheus as the page has, each cause a reason's name.
+                    Map<String, Double> waits = waitsByCause(scrape(port, "/metrics", null).body(), host);
+                    assertFalse(waits.isEmpty(), "the refusals were waited out");
+                    prometheus.awaitValue("count(retry_after_agent_wait_seconds_total{" + host + "})", Integer.toString(waits.size()));
+                    String cause = waits.keySet().iterator().next();
+                    Reason.valueOf(cause);
+                    prometheus.awaitValue("count(retry_after_agent_wait_seconds_total{" + host + ",cause=\"" + cause + "\"} > 0)", "1");
 
                     String page = scrape(port, "/metrics", null).body();
                     PrometheusServer.Check check = PrometheusServer.checkMetrics(page);
@@ -229,6 +242,17 @@ class MetricsEndpointTest {
     }
 
     /** The value of one series, named with its labels as the page writes them; fails when the page has none. */
+    /** The host's {@code wait_seconds_total} series, by their {@code cause} label. */
+    static Map<String, Double> waitsByCause(String page, String host) {
+        Map<String, Double> waits = new TreeMap<>();
+        Matcher line = Pattern.compile("^retry_after_agent_wait_seconds_total\\{" + Pattern.quote(host) + ",cause=\"([A-Z_]+)\"\\} (\\S+)$",
+                Pattern.MULTILINE).matcher(page);
+        while (line.find()) {
+            waits.put(line.group(1), Double.parseDouble(line.group(2)));
+        }
+        return waits;
+    }
+
     static String value(String page, String series) {
         Matcher line = Pattern.compile("^" + Pattern.quote(series) + " (\\S+)$", Pattern.MULTILINE).matcher(page);
         if (!line.find()) {

@@ -60,6 +60,8 @@ public final class Call {
     private volatile int phase = IDLE;
     private volatile CompletableFuture<Void> pendingPermit;
     private volatile CompletableFuture<Void> pendingDelay;
+    /** What the turn under way waited for so far; null while nothing. Told to the listener as the turn ends. */
+    private volatile WaitedTurn waited;
 
     Call(RetryEngine engine, String hostName, int port, boolean replayable) {
         this.engine = engine;
@@ -88,10 +90,13 @@ public final class Call {
         failIfHeld(current, now);
         CompletableFuture<Void> permit = acquirePermit(current, now);
         HostState state = host;
+        waited = null;
         try {
             if (!permit.isDone()) {
+                long queuedFrom = now;
                 state.permits().await(permit);
                 now = engine.now();
+                onQueued(state, now - queuedFrom);
             }
             onPermitGranted();
             for (boolean booked = false; ; booked = true) {
@@ -108,7 +113,7 @@ public final class Call {
                     engine.sleeper.sleep(step.waitMillis);
                 } finally {
                     now = engine.now();
-                    state.onWaited(step.waitMillis, now - start);
+                    onWaited(state, step, now - start);
                 }
                 failIfAbandoned();
             }
@@ -120,6 +125,8 @@ public final class Call {
         } catch (HostHeldException | RuntimeException | Error e) {
             releasePermit();
             throw e;
+        } finally {
+            endTurn(state);
         }
     }
 
@@ -146,10 +153,16 @@ public final class Call {
                 permit.cancel(false); // abandon() may have looked before pendingPermit was set
             }
             HostState state = host;
+            waited = null;
+            long queuedFrom = permit.isDone() ? Long.MIN_VALUE : now;
             return permit.thenCompose(granted -> {
+                if (queuedFrom != Long.MIN_VALUE) {
+                    onQueued(state, engine.now() - queuedFrom);
+                }
                 onPermitGranted();
                 return steps(state, false);
             }).whenComplete((went, failure) -> {
+                endTurn(state);
                 if (failure != null) {
                     releasePermit();
                     HostHeldException held = heldIn(failure);
@@ -210,10 +223,46 @@ public final class Call {
                     delay.cancel(false);
                 }
                 return delay.thenCompose(done -> {
-                    state.onWaited(step.waitMillis, engine.now() - start);
+                    onWaited(state, step, engine.now() - start);
                     failIfAbandoned();
                     return steps(state, true);
                 });
+        }
+    }
+
+    /** The turn queued {@code millis} for a permit, the host's cap full. */
+    private void onQueued(HostState state, long millis) {
+        if (millis > 0) {
+            state.onQueued(millis);
+            turnWaited().add(Reason.QUEUE_AT_CAP, millis);
+        }
+    }
+
+    /** The turn waited {@code actualMillis} for {@code step}: counted for the host, by cause, and for the turn. */
+    private void onWaited(HostState state, TurnStep step, long actualMillis) {
+        state.onWaited(step, actualMillis);
+        step.account(actualMillis, turnWaited());
+    }
+
+    private WaitedTurn turnWaited() {
+        WaitedTurn turn = waited;
+        if (turn == null) {
+            turn = new WaitedTurn();
+            waited = turn;
+        }
+        return turn;
+    }
+
+    /** The turn is over, however it ended: what it waited for, if anything, is told. */
+    private void endTurn(HostState state) {
+        WaitedTurn turn = waited;
+        waited = null;
+        if (turn != null && !turn.isEmpty()) {
+            try {
+                engine.listener.onTurnWaited(state, turn);
+            } catch (RuntimeException e) {
+                // The turn went or failed already; a listener's failure to say so must not change that.
+            }
         }
     }
 

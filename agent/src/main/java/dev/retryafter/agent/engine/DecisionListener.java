@@ -27,6 +27,13 @@ public interface DecisionListener {
     void onHeldRequest(HostState host, HostHeldException failure);
 
     /**
+     * A request's turn is over (it went, or failed fast, or was given up) after waiting: what it
+     * waited for, by cause, in order. Told for no turn that went at once.
+     */
+    default void onTurnWaited(HostState host, WaitedTurn turn) {
+    }
+
+    /**
      * Observe mode let a request go at once that enforce mode would have held back, queued or
      * failed fast ({@link ObservedTurn#changesAnything()}); told for no other request.
      */

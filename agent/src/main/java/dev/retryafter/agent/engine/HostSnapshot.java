@@ -37,11 +37,17 @@ public final class HostSnapshot {
     public final ObservedCounts observed;
     /** The host's rate-limit hints: "none", "believed (…)" with what they said last, or "distrusted: why". */
     public final String hints;
+    /**
+     * The time requests waited before they were sent, by cause; the queue for a permit
+     * ({@link Reason#QUEUE_AT_CAP}) included, which {@link #waitedMillis} leaves out.
+     */
+    public final WaitsByCause waitedByCause;
 
     HostSnapshot(String host, String policy, long requests, long refusals, long retries, long gaveUp, long waitedMillis,
                  long longestWaitMillis, Category category, double medianRatio, int learnedCeiling, long windowMillis,
                  double pacePerSecond, long holds, long heldRequests, long holdUntilMillis, int inFlight, int maxConcurrency,
-                 Decision lastDecision, long lastDecisionMillis, ObservedCounts observed, String hints) {
+                 Decision lastDecision, long lastDecisionMillis, ObservedCounts observed, String hints,
+                 WaitsByCause waitedByCause) {
         this.host = host;
         this.policy = policy;
         this.requests = requests;
@@ -64,6 +70,7 @@ public final class HostSnapshot {
         this.lastDecisionMillis = lastDecisionMillis;
         this.observed = observed;
         this.hints = hints;
+        this.waitedByCause = waitedByCause;
     }
 
     /** Recovery over header, median over the recent streaks; empty when no refusal carried a header. */

@@ -74,6 +74,10 @@ public final class HostState {
     private long heldRequests;
     private long waitedMillis;
     private long longestWaitMillis;
+    /** The time requests waited before they were sent, by cause: indexed by {@link Reason#ordinal()}. */
+    private final long[] waitedByCause = new long[Reason.values().length];
+    /** The moment this JVM's last refusal set for the host, and that refusal's reason: what names a wait for it. */
+    private volatile Imposed imposed;
     /** The last refusal's decision and when it was taken, for JMX; null before the first. */
     private Decision lastDecision;
     private long lastDecisionMillis;
@@ -86,6 +90,7 @@ public final class HostState {
     private long observedQueued;
     private long observedFailedFast;
     private long observedHolds;
+    private final long[] observedDelayByCause = new long[Reason.values().length];
 
     /** {@code handOvers} runs a permit hand-over that would otherwise recurse: see {@link HostPermits}. */
     HostState(String key, Policy policy, long now, Executor handOvers, KnowledgeStore store) {
@@ -184,10 +189,11 @@ public final class HostState {
         HostHeldException held = holdAt(now);
         if (held != null) {
             observedFailedFast++;
-            return new ObservedTurn(0, overCap, held);
+            return new ObservedTurn(0, overCap, held, WaitedTurn.NONE);
         }
         HostKnowledge known = knowledge();
-        long wait = known.notBeforeMillis > now ? known.notBeforeMillis - now : 0; // NO_MOMENT is Long.MIN_VALUE: no subtraction
+        long refusalWait = known.notBeforeMillis > now ? known.notBeforeMillis - now : 0; // NO_MOMENT is Long.MIN_VALUE: no subtraction
+        long wait = refusalWait;
         PaceSchedule pace = paceOf(known);
         if (pace != null && lastObservedSendMillis != HostKnowledge.NO_MOMENT) {
             double rate = pace.rate(now, policy.headroom());
@@ -200,11 +206,19 @@ public final class HostState {
         if (overCap) {
             observedQueued++;
         }
+        WaitedTurn would = WaitedTurn.NONE;
         if (wait > 0) {
+            would = new WaitedTurn();
             observedDelays++;
             observedDelayMillis += wait;
+            long refusalPart = Math.min(wait, refusalWait);
+            Reason refusalCause = causeOfNotBefore(known.notBeforeMillis);
+            observedDelayByCause[refusalCause.ordinal()] += refusalPart;
+            observedDelayByCause[Reason.PACE.ordinal()] += wait - refusalPart;
+            would.add(refusalCause, refusalPart);
+            would.add(Reason.PACE, wait - refusalPart);
         }
-        return new ObservedTurn(wait, overCap, null);
+        return new ObservedTurn(wait, overCap, null, would);
     }
 
     /**
@@ -215,9 +229,8 @@ public final class HostState {
      * intervals to it. The price is that they may go together once it ends, at most
      * max-concurrency of them, into a window that has had max-sleep to recover.
      */
-    long reserveSlot(long now) {
+    long reserveSlot(long now, HostKnowledge known) {
         Policy policy = this.policy;
-        HostKnowledge known = knowledge();
         PaceSchedule pace = paceOf(known);
         long interval = 0;
         if (pace != null) {
@@ -230,12 +243,46 @@ public final class HostState {
     }
 
     /**
-     * After waiting for a booked moment: if a refusal came in meanwhile, the booking is void and the
-     * request books again behind it. Returns how much longer to wait; 0 to go now. A hold that began
-     * meanwhile is not waited out: the caller checks for it first, and fails fast.
+     * The turn's booking ({@link #reserveSlot}), or after waiting for a booked moment ({@code booked}),
+     * a new one only if a refusal came in meanwhile (the booking is then void, and the request books
+     * again behind it). Returns the wait for it, or null to go now. A hold that began meanwhile is not
+     * waited out: the caller checks for it first, and fails fast.
+     *
+     * <p>The wait says why: the time up to the moment a refusal set is that refusal's (named by its
+     * reason when this JVM took the decision); the rest is the pace, the requests booked before this
+     * one each a pace interval apart. A host with no pace that books ahead of a refusal's moment is
+     * behind that refusal all the way.
      */
-    long rebookIfRefusedSince(long now) {
-        return now < knowledge().notBeforeMillis ? reserveSlot(now) : 0;
+    TurnStep bookSlot(boolean booked, long now) {
+        HostKnowledge known = knowledge();
+        if (booked && now >= known.notBeforeMillis) {
+            return null;
+        }
+        long wait = reserveSlot(now, known);
+        if (wait <= 0) {
+            return null;
+        }
+        long refusalPart = known.notBeforeMillis > now ? Math.min(wait, known.notBeforeMillis - now) : 0;
+        Reason refusalCause = refusalPart > 0 ? causeOfNotBefore(known.notBeforeMillis) : null;
+        Reason rest = refusalPart > 0 && paceOf(known) == null ? refusalCause : Reason.PACE;
+        return TurnStep.waitFor(wait, refusalPart, refusalCause, rest);
+    }
+
+    /** The reason of the refusal that set {@code notBefore}: this JVM's last one if it did, else another's. */
+    private Reason causeOfNotBefore(long notBefore) {
+        Imposed last = imposed;
+        return last != null && last.moment == notBefore ? last.reason : Reason.REFUSAL_WAIT;
+    }
+
+    /** A moment a refusal of this JVM's set, and the refusal's reason. */
+    private static final class Imposed {
+        final long moment;
+        final Reason reason;
+
+        Imposed(long moment, Reason reason) {
+            this.moment = moment;
+            this.reason = reason;
+        }
     }
 
     /** A request went: returns its number among the host's sends, which its response's hints are read against. */
@@ -351,9 +398,22 @@ public final class HostState {
      * planned one, the agent's decision, and the total actual time: a sleep may overrun its plan by
      * however long the operating system takes to wake the thread.
      */
-    synchronized void onWaited(long plannedMillis, long actualMillis) {
+    synchronized void onWaited(TurnStep step, long actualMillis) {
         waitedMillis += actualMillis;
-        longestWaitMillis = Math.max(longestWaitMillis, plannedMillis);
+        longestWaitMillis = Math.max(longestWaitMillis, step.waitMillis);
+        long first = Math.min(actualMillis, step.firstMillis);
+        if (first > 0) {
+            waitedByCause[step.firstCause.ordinal()] += first;
+        }
+        waitedByCause[step.cause.ordinal()] += actualMillis - first;
+    }
+
+    /**
+     * A request queued {@code millis} for a permit, the host's cap full. Counted by cause only: the
+     * report's slept time is the waits the engine decided on, as ever.
+     */
+    synchronized void onQueued(long millis) {
+        waitedByCause[Reason.QUEUE_AT_CAP.ordinal()] += millis;
     }
 
     /**
@@ -616,7 +676,12 @@ public final class HostState {
             default:
                 break;
         }
-        store.imposeNotBefore(key, now + decision.waitBeforeNextRequest().millis());
+        long moment = now + decision.waitBeforeNextRequest().millis();
+        store.imposeNotBefore(key, moment);
+        Imposed last = imposed;
+        if (last == null || moment >= last.moment) {
+            imposed = new Imposed(moment, decision.waitBeforeNextRequest().reason());
+        }
     }
 
     /**
@@ -678,7 +743,8 @@ public final class HostState {
                 known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE, permits.inUse(), learnedCap.cap(),
                 lastDecision, lastDecisionMillis,
                 new ObservedCounts(observedRetries, observedRetryWaitMillis, observedGaveUp, observedDelays,
-                        observedDelayMillis, observedQueued, observedFailedFast, observedHolds), hints.describe());
+                        observedDelayMillis, observedQueued, observedFailedFast, observedHolds,
+                        WaitsByCause.copyOf(observedDelayByCause)), hints.describe(), WaitsByCause.copyOf(waitedByCause));
     }
 
     @Override

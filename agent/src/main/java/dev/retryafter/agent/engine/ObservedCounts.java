@@ -3,7 +3,7 @@ package dev.retryafter.agent.engine;
 /** What enforce mode would have done to one host's traffic while it was observed. All zero in enforce mode. */
 public final class ObservedCounts {
 
-    public static final ObservedCounts NONE = new ObservedCounts(0, 0, 0, 0, 0, 0, 0, 0);
+    public static final ObservedCounts NONE = new ObservedCounts(0, 0, 0, 0, 0, 0, 0, 0, WaitsByCause.NONE);
 
     /** Refusals it would have discarded and sent again. */
     public final long retries;
@@ -20,9 +20,11 @@ public final class ObservedCounts {
     public final long failedFast;
     /** Holds it would have begun. */
     public final long holds;
+    /** {@link #delayMillis} by cause: a refusal's wait (by its reason), the pace. */
+    public final WaitsByCause delayByCause;
 
     ObservedCounts(long retries, long retryWaitMillis, long gaveUp, long delayed, long delayMillis, long queued,
-                   long failedFast, long holds) {
+                   long failedFast, long holds, WaitsByCause delayByCause) {
         this.retries = retries;
         this.retryWaitMillis = retryWaitMillis;
         this.gaveUp = gaveUp;
@@ -31,6 +33,7 @@ public final class ObservedCounts {
         this.queued = queued;
         this.failedFast = failedFast;
         this.holds = holds;
+        this.delayByCause = delayByCause;
     }
 
     /** Whether anything was observed that enforce mode would have acted on. */

@@ -9,16 +9,23 @@ public final class ObservedTurn {
     private final long wouldWaitMillis;
     private final boolean wouldQueue;
     private final HostHeldException wouldFailFast;
+    private final WaitedTurn wouldWait;
 
-    ObservedTurn(long wouldWaitMillis, boolean wouldQueue, HostHeldException wouldFailFast) {
+    ObservedTurn(long wouldWaitMillis, boolean wouldQueue, HostHeldException wouldFailFast, WaitedTurn wouldWait) {
         this.wouldWaitMillis = wouldWaitMillis;
         this.wouldQueue = wouldQueue;
         this.wouldFailFast = wouldFailFast;
+        this.wouldWait = wouldWait;
     }
 
     /** How long enforce mode would have held the request back: a refusal's wait, or the pace. */
     public long wouldWaitMillis() {
         return wouldWaitMillis;
+    }
+
+    /** {@link #wouldWaitMillis()} by cause, as enforce mode would have waited it: a refusal's wait, then the pace. */
+    public WaitedTurn wouldWait() {
+        return wouldWait;
     }
 
     /** Whether the host's cap was full: enforce mode would have queued the request for a permit. */

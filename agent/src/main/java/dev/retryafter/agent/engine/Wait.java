@@ -1,6 +1,10 @@
 package dev.retryafter.agent.engine;
 
-/** A sanitised wait after a refusal, and how it came about. */
+/**
+ * A wait and why: a refusal's sanitised wait, with its reason and the bound that changed it; or a part
+ * of what a request's turn waited for ({@link WaitedTurn}), with its cause ({@link Reason#PACE},
+ * {@link Reason#QUEUE_AT_CAP}, a refusal's reason...) and no bound.
+ */
 public final class Wait {
 
     /** Which bound, if any, changed the wait. */
@@ -48,6 +52,11 @@ public final class Wait {
             default:
                 return reason.text();
         }
+    }
+
+    /** A part of a turn: {@code millis} waited for {@code cause}. */
+    static Wait of(long millis, Reason cause) {
+        return new Wait(millis, cause, Bound.NONE);
     }
 
     @Override

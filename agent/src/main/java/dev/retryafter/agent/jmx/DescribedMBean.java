@@ -72,6 +72,8 @@ final class DescribedMBean extends StandardMBean {
         texts.put("Retries", "Refused requests the agent sent again");
         texts.put("GivenUp", "Requests whose last refusal went back to the application");
         texts.put("WaitedMillis", "All the time requests to it spent waiting, milliseconds");
+        texts.put("WaitedMillisByCause", "The time requests to it waited before they were sent, by cause (a refusal's reason, PACE, "
+                + "QUEUE_AT_CAP, RATE_LIMIT_HINTS, REFUSAL_WAIT), milliseconds");
         texts.put("LongestWaitMillis", "The longest single wait decided, milliseconds");
         texts.put("Holds", "Holds so far");
         texts.put("HeldRequests", "Requests failed fast because it was held");

@@ -1,5 +1,7 @@
 package dev.retryafter.agent.jmx;
 
+import java.util.Map;
+
 /**
  * One tracked host, {@code dev.retryafter:type=Host,name="host:port"}. Open types only, so jconsole,
  * VisualVM and the Prometheus JMX exporter read it without the agent's classes. A figure with nothing
@@ -48,6 +50,13 @@ public interface HostMXBean {
     long getWaitedMillis();
 
     long getLongestWaitMillis();
+
+    /**
+     * The time requests to this host waited before they were sent, by cause, in milliseconds: a
+     * refusal's reason (HEADER_AS_HINT...), PACE, QUEUE_AT_CAP, RATE_LIMIT_HINTS, REFUSAL_WAIT. Only
+     * the causes waited for.
+     */
+    Map<String, Long> getWaitedMillisByCause();
 
     long getHolds();
 

@@ -3,9 +3,13 @@ package dev.retryafter.agent.jmx;
 import dev.retryafter.agent.engine.Decision;
 import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.HostState;
+import dev.retryafter.agent.engine.Reason;
 import dev.retryafter.agent.engine.RetryEngine;
+import dev.retryafter.agent.engine.WaitsByCause;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /** A host's MBean: each attribute is read from the snapshot the exit report shows, taken at the read. */
 final class HostView implements HostMXBean {
@@ -104,6 +108,16 @@ final class HostView implements HostMXBean {
     @Override
     public long getLongestWaitMillis() {
         return now().longestWaitMillis;
+    }
+
+    @Override
+    public Map<String, Long> getWaitedMillisByCause() {
+        WaitsByCause waits = now().waitedByCause;
+        Map<String, Long> byCause = new LinkedHashMap<>();
+        for (Reason cause : waits.causes()) {
+            byCause.put(cause.name(), waits.millis(cause));
+        }
+        return byCause;
     }
 
     @Override

@@ -5,6 +5,8 @@ import javax.management.AttributeList;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import javax.management.openmbean.TabularData;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -22,7 +24,7 @@ import java.util.Map;
 final class StatusReport {
 
     static final String[] HOST_ATTRIBUTES = {"Host", "Category", "Requests", "Refusals", "Retries", "GivenUp", "WaitedMillis",
-            "InFlight", "MaxConcurrency", "PacePerMinute", "LearnedCeiling", "RateLimitHints", "HeldUntil", "LastReason"};
+            "WaitedMillisByCause", "InFlight", "MaxConcurrency", "PacePerMinute", "LearnedCeiling", "RateLimitHints", "HeldUntil", "LastReason"};
 
     private StatusReport() {
     }
@@ -61,21 +63,39 @@ final class StatusReport {
     }
 
     static void table(List<Map<String, Object>> hosts, PrintStream out) {
-        String format = "%-28s %-20s %9s %9s %8s %8s %9s %7s %9s %8s %-10s %-24s %s%n";
-        out.printf(Locale.ROOT, format, "HOST", "CATEGORY", "REQUESTS", "REFUSALS", "RETRIES", "GIVEN UP", "WAITED", "FLIGHT",
+        String format = "%-28s %-20s %9s %9s %8s %8s %9s %-26s %7s %9s %8s %-10s %-24s %s%n";
+        out.printf(Locale.ROOT, format, "HOST", "CATEGORY", "REQUESTS", "REFUSALS", "RETRIES", "GIVEN UP", "WAITED", "MOSTLY FOR", "FLIGHT",
                 "PACE/MIN", "CEILING", "HINTS", "HELD UNTIL", "LAST REASON");
         for (Map<String, Object> h : hosts) {
             double pace = number(h.get("PacePerMinute")).doubleValue();
             int ceiling = number(h.get("LearnedCeiling")).intValue();
             out.printf(Locale.ROOT, format, h.get("Host"), h.get("Category"), h.get("Requests"), h.get("Refusals"), h.get("Retries"),
                     h.get("GivenUp"), String.format(Locale.ROOT, "%.1fs", number(h.get("WaitedMillis")).longValue() / 1000.0),
-                    h.get("InFlight") + "/" + h.get("MaxConcurrency"), pace > 0 ? String.format(Locale.ROOT, "%.1f", pace) : "-",
+                    mostlyFor(h.get("WaitedMillisByCause")), h.get("InFlight") + "/" + h.get("MaxConcurrency"), pace > 0 ? String.format(Locale.ROOT, "%.1f", pace) : "-",
                     ceiling >= 0 ? Integer.toString(ceiling) : "-", hintTrust(h.get("RateLimitHints")), dash(h.get("HeldUntil")),
                     dash(h.get("LastReason")));
         }
         if (hosts.isEmpty()) {
             out.println("(no host tracked)");
         }
+    }
+
+    /** The cause the host's requests waited for longest, as JMX's WaitedMillisByCause has it ({@code PACE}); - for none. */
+    private static String mostlyFor(Object byCause) {
+        if (!(byCause instanceof TabularData)) {
+            return "-";
+        }
+        String most = "-";
+        long longest = 0;
+        for (Object row : ((TabularData) byCause).values()) {
+            CompositeData cause = (CompositeData) row;
+            long millis = number(cause.get("value")).longValue();
+            if (millis > longest) {
+                longest = millis;
+                most = String.valueOf(cause.get("key"));
+            }
+        }
+        return most;
     }
 
     /** The hints' standing in a word: believed, distrusted, or - for none; JMX has the rest. */

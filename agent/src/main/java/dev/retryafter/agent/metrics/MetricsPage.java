@@ -4,7 +4,9 @@ import dev.retryafter.agent.GoverningSwitch;
 import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Mode;
+import dev.retryafter.agent.engine.Reason;
 import dev.retryafter.agent.engine.RetryEngine;
+import dev.retryafter.agent.engine.WaitsByCause;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -25,6 +27,8 @@ public final class MetricsPage {
 
     static final String PREFIX = "retry_after_agent_";
     static final String HOST = "host";
+    /** Why the time was waited: a name of the agent's one vocabulary ({@link Reason}), as the log and the report name it. */
+    static final String CAUSE = "cause";
 
     private final RetryEngine engine;
     private final GoverningSwitch governing;
@@ -98,10 +102,15 @@ public final class MetricsPage {
         for (Host h : hosts) {
             text.sample(HOST, h.s.host, h.s.gaveUp);
         }
-        text.family(PREFIX + "wait_seconds", MetricsText.Type.COUNTER,
-                "Time requests to the host spent waiting before they were sent: a refusal's wait, the pace, the rate-limit hints");
-        for (Host h : hosts) {
-            text.sample(HOST, h.s.host, h.s.waitedMillis / 1000.0);
+        if (anyWait(hosts)) {
+            text.family(PREFIX + "wait_seconds", MetricsText.Type.COUNTER,
+                    "Time requests to the host spent waiting before they were sent, by cause: a refusal's reason, PACE, QUEUE_AT_CAP, RATE_LIMIT_HINTS");
+            for (Host h : hosts) {
+                WaitsByCause waits = h.s.waitedByCause;
+                for (Reason cause : waits.causes()) {
+                    text.sample(HOST, h.s.host, CAUSE, cause.name(), waits.millis(cause) / 1000.0);
+                }
+            }
         }
         text.family(PREFIX + "longest_wait_seconds", MetricsText.Type.GAUGE, "The longest single wait the agent decided on for the host");
         for (Host h : hosts) {
@@ -166,6 +175,15 @@ public final class MetricsPage {
         for (Host h : hosts) {
             text.sample(HOST, h.s.host, "category", h.s.category.label(), 1);
         }
+    }
+
+    private static boolean anyWait(List<Host> hosts) {
+        for (Host h : hosts) {
+            if (!h.s.waitedByCause.causes().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean anyRefusal(List<Host> hosts) {

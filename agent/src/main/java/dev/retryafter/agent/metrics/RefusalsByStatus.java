@@ -10,6 +10,7 @@ import dev.retryafter.agent.engine.Learned;
 import dev.retryafter.agent.engine.ObservedTurn;
 import dev.retryafter.agent.engine.Reason;
 import dev.retryafter.agent.engine.RetryEngine;
+import dev.retryafter.agent.engine.WaitedTurn;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -77,6 +78,11 @@ public final class RefusalsByStatus implements DecisionListener {
     @Override
     public void onHeldRequest(HostState host, HostHeldException failure) {
         next.onHeldRequest(host, failure);
+    }
+
+    @Override
+    public void onTurnWaited(HostState host, WaitedTurn turn) {
+        next.onTurnWaited(host, turn);
     }
 
     @Override

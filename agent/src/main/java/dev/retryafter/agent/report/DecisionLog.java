@@ -16,6 +16,9 @@ import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Learned;
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.ObservedTurn;
+import dev.retryafter.agent.engine.Reason;
+import dev.retryafter.agent.engine.Wait;
+import dev.retryafter.agent.engine.WaitedTurn;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -208,69 +211,67 @@ public final class DecisionLog implements DecisionListener {
 
     // ---- waits
 
-    /** A request's turn waited: one DEBUG line with each cause, and the host's summary counts it. */
-    void onTurnWaited(TurnWaits turn) {
-        HostState host = turn.host();
+    /** A request's turn waited: one DEBUG line with each cause, as the engine named it, and the host's summary counts it. */
+    @Override
+    public void onTurnWaited(HostState host, WaitedTurn turn) {
         HostMinute minute = minute(host);
-        long waited = Math.max(turn.totalMillis, turn.paceMillis + turn.refusalMillis + turn.hintsMillis + turn.queueMillis);
+        long waited = turn.totalMillis();
+        long pace = turn.millis(Reason.PACE);
+        long queue = turn.millis(Reason.QUEUE_AT_CAP);
+        long hints = turn.millis(Reason.RATE_LIMIT_HINTS);
+        long refusal = turn.refusalMillis();
         synchronized (minute) {
             minute.requestsWaited++;
             minute.waitedMillis += waited;
-            minute.paceMillis += turn.paceMillis;
-            minute.refusalMillis += turn.refusalMillis;
-            minute.queueMillis += turn.queueMillis;
-            minute.hintsMillis += turn.hintsMillis;
+            minute.paceMillis += pace;
+            minute.refusalMillis += refusal;
+            minute.queueMillis += queue;
+            minute.hintsMillis += hints;
+            for (Wait part : turn.parts()) {
+                if (part.reason().isRefusalWait()) {
+                    minute.refusalCause = part.reason().name();
+                }
+            }
         }
         if (!log.isDebugEnabled()) {
             return;
         }
         HostSnapshot now = host.snapshot(clock.millis());
-        String refusalReason = refusalReason(host);
-        List<String> parts = new ArrayList<>(4);
-        int causes = (turn.queueMillis > 0 ? 1 : 0) + (turn.refusalMillis > 0 ? 1 : 0) + (turn.paceMillis > 0 ? 1 : 0)
-                + (turn.hintsMillis > 0 ? 1 : 0);
-        String mainCause = null;
-        long most = 0;
-        if (turn.queueMillis > 0) {
-            parts.add(part("queued at the cap of " + now.maxConcurrency + " in flight", turn.queueMillis, causes, WaitCause.QUEUE_AT_CAP.name()));
-            most = turn.queueMillis;
-            mainCause = WaitCause.QUEUE_AT_CAP.name();
+        List<Wait> parts = turn.parts();
+        List<String> said = new ArrayList<>(parts.size());
+        for (Wait part : parts) {
+            said.add(part(words(part.reason(), now), part.millis(), parts.size(), part.reason().name()));
         }
-        if (turn.refusalMillis > 0) {
-            parts.add(part(WaitCause.REFUSAL_WAIT.words(), turn.refusalMillis, causes, refusalReason));
-            if (turn.refusalMillis > most) {
-                most = turn.refusalMillis;
-                mainCause = refusalReason;
-            }
-        }
-        if (turn.paceMillis > 0) {
-            parts.add(part(String.format(Locale.ROOT, "pace %.1f/min", now.pacePerMinute()), turn.paceMillis, causes, WaitCause.PACE.name()));
-            if (turn.paceMillis > most) {
-                most = turn.paceMillis;
-                mainCause = WaitCause.PACE.name();
-            }
-        }
-        if (turn.hintsMillis > 0) {
-            parts.add(part(WaitCause.RATE_LIMIT_HINTS.words(), turn.hintsMillis, causes, WaitCause.RATE_LIMIT_HINTS.name()));
-            if (turn.hintsMillis > most) {
-                mainCause = WaitCause.RATE_LIMIT_HINTS.name();
-            }
-        }
-        String text = host.key() + " waited " + String.format(Locale.ROOT, "%.2f s", waited / 1000.0) + ": " + String.join(", then ", parts);
-        log.debug(LogLine.of("wait", text).host(host.key()).reason(mainCause).figure("waitedMillis", waited)
-                .figure("paceMillis", turn.paceMillis).figure("refusalWaitMillis", turn.refusalMillis)
-                .figure("queueMillis", turn.queueMillis).figure("hintsMillis", turn.hintsMillis)
+        Reason main = turn.mainCause();
+        String text = host.key() + " waited " + String.format(Locale.ROOT, "%.2f s", waited / 1000.0) + ": " + String.join(", then ", said);
+        log.debug(LogLine.of("wait", text).host(host.key()).reason(main == null ? null : main.name()).figure("waitedMillis", waited)
+                .figure("paceMillis", pace).figure("refusalWaitMillis", refusal)
+                .figure("queueMillis", queue).figure("hintsMillis", hints)
                 .figure("pacePerMinute", now.pacePerMinute()).figure("maxConcurrency", now.maxConcurrency));
     }
 
-    /** "pace 9.3/min [PACE]", or with its own seconds when the wait had several causes. */
-    private static String part(String words, long millis, int causes, String name) {
-        return words + (causes > 1 ? String.format(Locale.ROOT, " %.2f s", millis / 1000.0) : "") + " [" + name + "]";
+    /** A cause in plain words, with the figure behind it: "pace 9.3/min", "queued at the cap of 2 in flight". */
+    private static String words(Reason cause, HostSnapshot now) {
+        switch (cause) {
+            case PACE:
+                return String.format(Locale.ROOT, "pace %.1f/min", now.pacePerMinute());
+            case QUEUE_AT_CAP:
+                return "queued at the cap of " + now.maxConcurrency + " in flight";
+            case RATE_LIMIT_HINTS:
+                return cause.text();
+            default:
+                return Reason.REFUSAL_WAIT.text();
+        }
+    }
+
+    /** "pace 9.3/min [PACE]", or with its own seconds when the wait had several parts. */
+    private static String part(String words, long millis, int parts, String name) {
+        return words + (parts > 1 ? String.format(Locale.ROOT, " %.2f s", millis / 1000.0) : "") + " [" + name + "]";
     }
 
     private String refusalReason(HostState host) {
         Decision last = lastDecisions.get(host.key());
-        return last != null ? reason(last) : WaitCause.REFUSAL_WAIT.name(); // another JVM's refusal, in a fleet
+        return last != null ? reason(last) : Reason.REFUSAL_WAIT.name(); // another JVM's refusal, in a fleet
     }
 
     @Override
@@ -291,11 +292,10 @@ public final class DecisionLog implements DecisionListener {
             }
             return;
         }
-        long now = clock.millis();
         long wait = turn.wouldWaitMillis();
-        long notBefore = host.knowledge().notBefore().orElse(Long.MIN_VALUE);
-        long refusalPart = notBefore > now ? Math.min(wait, notBefore - now) : 0;
-        long pacePart = wait - refusalPart;
+        WaitedTurn would = turn.wouldWait();
+        long refusalPart = would.refusalMillis();
+        long pacePart = would.millis(Reason.PACE);
         synchronized (minute) {
             if (wait > 0) {
                 minute.wouldWaitRequests++;
@@ -307,18 +307,19 @@ public final class DecisionLog implements DecisionListener {
                 minute.wouldQueue++;
             }
         }
-        String cause = refusalPart >= pacePart ? refusalReason(host) : WaitCause.PACE.name();
+        Reason main = would.mainCause();
+        String cause = main == null ? refusalReason(host) : main.name();
         StringBuilder text = new StringBuilder(host.key()).append(" request -> would ");
         if (turn.wouldQueue()) {
             text.append("queue for a permit (max-concurrency ").append(host.policy().maxConcurrency()).append(" in flight) [")
-                    .append(WaitCause.QUEUE_AT_CAP.name()).append(']');
+                    .append(Reason.QUEUE_AT_CAP.name()).append(']');
         }
         if (wait > 0) {
             text.append(turn.wouldQueue() ? ", then " : "").append("wait ").append(String.format(Locale.ROOT, "%.1fs", wait / 1000.0))
                     .append(" before sending [").append(cause).append(']');
         }
         text.append(" (observe mode: sent now)");
-        LogLine line = LogLine.of("would-wait", text.toString()).host(host.key()).reason(wait > 0 ? cause : WaitCause.QUEUE_AT_CAP.name())
+        LogLine line = LogLine.of("would-wait", text.toString()).host(host.key()).reason(wait > 0 ? cause : Reason.QUEUE_AT_CAP.name())
                 .figure("wouldWaitMillis", wait).figure("wouldQueue", turn.wouldQueue()).figure("mode", Mode.OBSERVE.label());
         String kind = "turn " + (turn.wouldQueue() ? "queue " : "") + (wait > 0 ? (refusalPart >= pacePart ? "refusal" : "pace") : "");
         if (minute.firstOfKind(kind)) {
@@ -380,7 +381,7 @@ public final class DecisionLog implements DecisionListener {
     private LogLine summary(HostMinute m) {
         HostState host = m.host;
         HostSnapshot now = host.snapshot(clock.millis());
-        String refusalReason = refusalReason(host);
+        String refusalReason = m.refusalCause != null ? m.refusalCause : refusalReason(host);
         boolean observed = m.observedRefusals > 0 || m.wouldWaitRequests > 0 || m.wouldQueue > 0 || m.wouldFailFast > 0;
         StringBuilder text = new StringBuilder(m.key);
         if (observed) {

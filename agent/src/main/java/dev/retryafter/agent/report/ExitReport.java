@@ -1,11 +1,15 @@
 package dev.retryafter.agent.report;
 
+import com.google.gson.stream.JsonWriter;
 import dev.retryafter.agent.engine.DecisionLine;
 import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.ObservedCounts;
+import dev.retryafter.agent.engine.Reason;
+import dev.retryafter.agent.engine.WaitsByCause;
 
 import java.io.IOException;
+import java.io.StringWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,7 +57,37 @@ public final class ExitReport {
                 s.pacePerSecond > 0 ? String.format(Locale.ROOT, "%.1f/min", s.pacePerMinute()) : "none", s.holds, s.heldRequests,
                 "none".equals(s.hints) ? "" : ", rate-limit hints " + s.hints)
                 + (s.lastDecision().isPresent() ? ", last reason " + lastReason(s) : "")
+                + waitedFor(s.waitedByCause)
                 + (observed == null ? "" : "; " + observed);
+    }
+
+    /** "; waited for: PACE 38.0s, HEADER_AS_HINT 3.0s, QUEUE_AT_CAP 1.2s", most first; nothing when nothing waited. */
+    static String waitedFor(WaitsByCause waits) {
+        List<Reason> causes = waits.causes();
+        if (causes.isEmpty()) {
+            return "";
+        }
+        causes.sort(new MostFirst(waits));
+        StringBuilder text = new StringBuilder("; waited for: ");
+        for (int i = 0; i < causes.size(); i++) {
+            text.append(i == 0 ? "" : ", ").append(causes.get(i).name())
+                    .append(String.format(Locale.ROOT, " %.1fs", waits.millis(causes.get(i)) / 1000.0));
+        }
+        return text.toString();
+    }
+
+    /** Not a lambda, as {@link #BY_HOST}. */
+    private static final class MostFirst implements Comparator<Reason> {
+        private final WaitsByCause waits;
+
+        MostFirst(WaitsByCause waits) {
+            this.waits = waits;
+        }
+
+        @Override
+        public int compare(Reason a, Reason b) {
+            return Long.compare(waits.millis(b), waits.millis(a));
+        }
     }
 
     /** The last refusal's reason, named as JMX, status and the log name it ({@code HEADER_AS_HINT}). */
@@ -101,67 +135,96 @@ public final class ExitReport {
         return json(snapshots, now, null);
     }
 
+    /**
+     * The report, written by the Gson the jar carries (relocated with Jedis, as the JSON log lines are):
+     * one object, its hosts in an array, every figure a field of the host's but the waits by cause,
+     * an object of their own ({@code "waitedMillisByCause": {"PACE": 38000, "HEADER_AS_HINT": 3000}}).
+     */
     static String json(List<HostSnapshot> snapshots, long now, String ungoverned) {
-        StringBuilder json = new StringBuilder(256 + 400 * snapshots.size());
-        json.append("{\n  \"agent\": \"retry-after-agent\",\n  \"writtenAt\": \"").append(Instant.ofEpochMilli(now)).append("\",\n  ");
-        if (ungoverned != null) {
-            field(json, "ungoverned", ungoverned, true);
-            json.append(",\n  ");
-        }
-        json.append("\"hosts\": [");
-        for (int i = 0; i < snapshots.size(); i++) {
-            HostSnapshot s = snapshots.get(i);
-            json.append(i == 0 ? "\n" : ",\n").append("    {");
-            field(json, "host", s.host, true);
-            field(json, "policy", s.policy, false);
-            number(json, "requests", s.requests);
-            number(json, "refusals", s.refusals);
-            number(json, "retries", s.retries);
-            number(json, "gaveUp", s.gaveUp);
-            number(json, "sleptMillis", s.waitedMillis);
-            number(json, "longestSleepMillis", s.longestWaitMillis);
-            field(json, "category", s.category.label(), false);
-            json.append(", \"medianRatio\": ").append(s.medianRatio().isPresent() ? String.format(Locale.ROOT, "%.4f", s.medianRatio().getAsDouble()) : "null");
-            json.append(", \"learnedCeiling\": ").append(s.learnedCeiling().isPresent() ? Integer.toString(s.learnedCeiling().getAsInt()) : "null");
-            number(json, "windowMillis", s.windowMillis);
-            json.append(", \"pacePerMinute\": ").append(s.pacePerSecond > 0 ? String.format(Locale.ROOT, "%.2f", s.pacePerMinute()) : "null");
-            number(json, "holds", s.holds);
-            number(json, "heldRequests", s.heldRequests);
-            json.append(", \"holdUntil\": ").append(s.holdUntil().isPresent() ? "\"" + Instant.ofEpochMilli(s.holdUntil().getAsLong()) + "\"" : "null");
-            field(json, "rateLimitHints", s.hints, false);
-            json.append(", \"lastReason\": ").append(s.lastDecision().isPresent() ? "\"" + lastReason(s) + "\"" : "null");
-            observed(json, s.observed);
-            json.append('}');
-        }
-        return json.append(snapshots.isEmpty() ? "]\n}\n" : "\n  ]\n}\n").toString();
-    }
-
-    /** What enforce mode would have done while the host was observed, flat (one level, as every other field); all zero when never observed. */
-    private static void observed(StringBuilder json, ObservedCounts o) {
-        number(json, "wouldRetry", o.retries);
-        number(json, "wouldRetryWaitMillis", o.retryWaitMillis);
-        number(json, "wouldGiveUp", o.gaveUp);
-        number(json, "wouldDelayRequests", o.delayed);
-        number(json, "wouldDelayMillis", o.delayMillis);
-        number(json, "wouldQueueRequests", o.queued);
-        number(json, "wouldFailFast", o.failedFast);
-        number(json, "wouldHold", o.holds);
-    }
-
-    private static void field(StringBuilder json, String name, String value, boolean first) {
-        json.append(first ? "" : ", ").append('"').append(name).append("\": \"");
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c == '"' || c == '\\' || c < 0x20) {
-                json.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-            } else {
-                json.append(c);
+        StringWriter out = new StringWriter(256 + 600 * snapshots.size());
+        try (JsonWriter json = new JsonWriter(out)) {
+            json.setIndent("  ");
+            json.beginObject();
+            json.name("agent").value("retry-after-agent");
+            json.name("writtenAt").value(Instant.ofEpochMilli(now).toString());
+            if (ungoverned != null) {
+                json.name("ungoverned").value(ungoverned);
             }
+            json.name("hosts").beginArray();
+            for (HostSnapshot s : snapshots) {
+                host(json, s);
+            }
+            json.endArray();
+            json.endObject();
+        } catch (IOException e) {
+            throw new IllegalStateException("a StringWriter does not fail", e);
         }
-        json.append('"');
+        return out.append('\n').toString();
     }
 
-    private static void number(StringBuilder json, String name, long value) {
-        json.append(", \"").append(name).append("\": ").append(value);
+    private static void host(JsonWriter json, HostSnapshot s) throws IOException {
+        json.beginObject();
+        json.name("host").value(s.host);
+        json.name("policy").value(s.policy);
+        json.name("requests").value(s.requests);
+        json.name("refusals").value(s.refusals);
+        json.name("retries").value(s.retries);
+        json.name("gaveUp").value(s.gaveUp);
+        json.name("sleptMillis").value(s.waitedMillis);
+        json.name("longestSleepMillis").value(s.longestWaitMillis);
+        byCause(json.name("waitedMillisByCause"), s.waitedByCause);
+        json.name("category").value(s.category.label());
+        json.name("medianRatio");
+        if (s.medianRatio().isPresent()) {
+            json.value(rounded(s.medianRatio().getAsDouble(), 10_000));
+        } else {
+            json.nullValue();
+        }
+        json.name("learnedCeiling");
+        if (s.learnedCeiling().isPresent()) {
+            json.value(s.learnedCeiling().getAsInt());
+        } else {
+            json.nullValue();
+        }
+        json.name("windowMillis").value(s.windowMillis);
+        json.name("pacePerMinute");
+        if (s.pacePerSecond > 0) {
+            json.value(rounded(s.pacePerMinute(), 100));
+        } else {
+            json.nullValue();
+        }
+        json.name("holds").value(s.holds);
+        json.name("heldRequests").value(s.heldRequests);
+        json.name("holdUntil").value(s.holdUntil().isPresent() ? Instant.ofEpochMilli(s.holdUntil().getAsLong()).toString() : null);
+        json.name("rateLimitHints").value(s.hints);
+        json.name("lastReason").value(s.lastDecision().isPresent() ? lastReason(s) : null);
+        observed(json, s.observed);
+        json.endObject();
+    }
+
+    /** What enforce mode would have done while the host was observed, flat as the other figures; all zero when never observed. */
+    private static void observed(JsonWriter json, ObservedCounts o) throws IOException {
+        json.name("wouldRetry").value(o.retries);
+        json.name("wouldRetryWaitMillis").value(o.retryWaitMillis);
+        json.name("wouldGiveUp").value(o.gaveUp);
+        json.name("wouldDelayRequests").value(o.delayed);
+        json.name("wouldDelayMillis").value(o.delayMillis);
+        byCause(json.name("wouldDelayMillisByCause"), o.delayByCause);
+        json.name("wouldQueueRequests").value(o.queued);
+        json.name("wouldFailFast").value(o.failedFast);
+        json.name("wouldHold").value(o.holds);
+    }
+
+    /** {"PACE": 38000, "HEADER_AS_HINT": 3000}: the causes waited for, by their names; {} when none. */
+    private static void byCause(JsonWriter json, WaitsByCause waits) throws IOException {
+        json.beginObject();
+        for (Reason cause : waits.causes()) {
+            json.name(cause.name()).value(waits.millis(cause));
+        }
+        json.endObject();
+    }
+
+    private static double rounded(double value, int scale) {
+        return Math.round(value * scale) / (double) scale;
     }
 }

@@ -1,6 +1,7 @@
 package dev.retryafter.agent.report;
 
 import dev.retryafter.agent.engine.HostState;
+import dev.retryafter.agent.engine.Reason;
 
 import java.util.HashSet;
 import java.util.Locale;
@@ -21,6 +22,8 @@ final class HostMinute {
     long refusalMillis;
     long queueMillis;
     long hintsMillis;
+    /** The reason of the last refusal's wait a request waited out, as the engine named it; null: none yet. */
+    String refusalCause;
     long refusals;
     long failedFast;
     // Observe mode: what enforce mode would have done.
@@ -65,12 +68,12 @@ final class HostMinute {
             return refusals + observedRefusals > 0 && refusalReason != null ? refusalReason : null;
         }
         if (most == pace) {
-            return WaitCause.PACE.name();
+            return Reason.PACE.name();
         }
         if (most == refusal) {
-            return refusalReason != null ? refusalReason : WaitCause.REFUSAL_WAIT.name();
+            return refusalReason != null ? refusalReason : Reason.REFUSAL_WAIT.name();
         }
-        return most == queueMillis ? WaitCause.QUEUE_AT_CAP.name() : WaitCause.RATE_LIMIT_HINTS.name();
+        return most == queueMillis ? Reason.QUEUE_AT_CAP.name() : Reason.RATE_LIMIT_HINTS.name();
     }
 
     static String seconds(long millis) {

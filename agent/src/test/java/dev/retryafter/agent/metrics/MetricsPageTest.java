@@ -7,6 +7,7 @@ import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.Policy;
+import dev.retryafter.agent.engine.Reason;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.testing.RecordingListener;
 import dev.retryafter.agent.testing.VirtualClock;
@@ -82,7 +83,14 @@ class MetricsPageTest {
         assertTrue(samples.contains("retry_after_agent_refusals_total{host=\"portal.example:443\",status=\"503\"} 1"), text);
         assertFalse(text.contains("refusals_total{host=\"quiet.example:8080\""), "a host never refused has no refusal series");
         assertTrue(samples.contains("retry_after_agent_retries_total{host=\"portal.example:443\"} " + portal.retries), text);
-        assertEquals(portal.waitedMillis / 1000.0, value(samples, "retry_after_agent_wait_seconds_total{host=\"portal.example:443\"}"), text);
+        assertFalse(portal.waitedByCause.causes().isEmpty(), "the refusals were waited out");
+        for (Reason cause : portal.waitedByCause.causes()) {
+            assertTrue(cause.isRefusalWait(), cause + ": only refusals to wait for here");
+            assertEquals(portal.waitedByCause.millis(cause) / 1000.0,
+                    value(samples, "retry_after_agent_wait_seconds_total{host=\"portal.example:443\",cause=\"" + cause.name() + "\"}"), text);
+        }
+        assertEquals(portal.waitedMillis, portal.waitedByCause.totalMillis(), "nothing queued: the time slept, by cause");
+        assertFalse(text.contains("wait_seconds_total{host=\"quiet.example:8080\""), "a host that never waited has no wait series");
         assertTrue(portal.waitedMillis >= 2 * Policy.DEFAULTS.minSleepMillis(), "each refusal waited at least min-sleep");
         assertTrue(samples.contains("retry_after_agent_held{host=\"portal.example:443\"} 0"), text);
         assertTrue(samples.contains("retry_after_agent_in_flight{host=\"portal.example:443\"} 0"), text);

@@ -6,6 +6,7 @@ import dev.retryafter.agent.engine.DecisionListener;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Learned;
+import dev.retryafter.agent.engine.WaitedTurn;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -18,6 +19,8 @@ public final class RecordingListener implements DecisionListener {
     public final List<HostHeldException> heldRequests = new CopyOnWriteArrayList<>();
     /** One for each streak begun: what its first refusal taught. */
     public final List<Learned> learned = new CopyOnWriteArrayList<>();
+    /** Every turn that waited, with what it waited for. */
+    public final List<WaitedTurn> turnsWaited = new CopyOnWriteArrayList<>();
 
     @Override
     public void onRefusal(HostState host, Decision decision) {
@@ -37,5 +40,10 @@ public final class RecordingListener implements DecisionListener {
     @Override
     public void onHeldRequest(HostState host, HostHeldException failure) {
         heldRequests.add(failure);
+    }
+
+    @Override
+    public void onTurnWaited(HostState host, WaitedTurn turn) {
+        turnsWaited.add(turn);
     }
 }

@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * HTTP client and some threads, and has no retry logic of its own. A refusal is a lost record.
  * <pre>
  * java dev.retryafter.demo.scraper.LegacyScraper --url http://127.0.0.1:8081 --records 100 \
- *      [--client jdk|jdk-async|apache5|apache5-default|apache4|apache4-literal|apache4-legacy|urlconnection|okhttp|okhttp-async
- *                |CLASS] [--threads 2] [--pool 8]
+ *      [--client jdk|jdk-async|apache5|apache5-default|apache5-async|apache4|apache4-literal|apache4-legacy|apache4-async
+ *                |urlconnection|okhttp|okhttp-async|jetty|CLASS] [--threads 2] [--pool 8]
  *      [--timeout 30] [--api-key KEY]
  * </pre>
  * A {@code CLASS} is a public {@link Fetcher} with a public constructor taking the timeout, for
@@ -89,25 +89,31 @@ public final class LegacyScraper {
                 return new Apache5Fetcher(pool, timeout, false);
             case "apache5-default":
                 return new Apache5Fetcher(pool, timeout, true);
+            case "apache5-async":
+                return new Apache5AsyncFetcher(timeout);
             case "apache4":
                 return new Apache4Fetcher(pool, timeout, false, false);
             case "apache4-literal":
                 return new Apache4Fetcher(pool, timeout, true, false);
             case "apache4-legacy":
                 return new Apache4Fetcher(pool, timeout, false, true);
+            case "apache4-async":
+                return new Apache4AsyncFetcher(timeout);
             case "urlconnection":
                 return new UrlConnectionFetcher(timeout);
             case "okhttp":
                 return new OkHttpFetcher(false, timeout);
             case "okhttp-async":
                 return new OkHttpFetcher(true, timeout);
+            case "jetty":
+                return jettyFetcher(timeout);
             default:
                 if (client.indexOf('.') > 0) {
                     return (Fetcher) Class.forName(client).getConstructor(Duration.class).newInstance(timeout);
                 }
                 throw new IllegalArgumentException("unknown client " + client
-                        + "; use jdk, jdk-async, apache5, apache5-default, apache4, apache4-literal, apache4-legacy, "
-                        + "urlconnection, okhttp, okhttp-async, or a Fetcher's class name");
+                        + "; use jdk, jdk-async, apache5, apache5-default, apache5-async, apache4, apache4-literal, apache4-legacy, "
+                        + "apache4-async, urlconnection, okhttp, okhttp-async, jetty, or a Fetcher's class name");
         }
     }
 
@@ -119,6 +125,22 @@ public final class LegacyScraper {
             return (Fetcher) constructor.newInstance(async, timeout);
         } catch (UnsupportedClassVersionError e) {
             throw new IllegalArgumentException("the jdk clients need Java 11 or later; this is Java "
+                    + System.getProperty("java.version"), e);
+        } catch (InvocationTargetException e) {
+            throw new IllegalStateException(e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Jetty 12, built for Java 17 as Jetty 12 is: loaded only when chosen. */
+    private static Fetcher jettyFetcher(Duration timeout) {
+        try {
+            Class<?> type = Class.forName("dev.retryafter.demo.scraper.JettyFetcher");
+            Constructor<?> constructor = type.getDeclaredConstructor(Duration.class);
+            return (Fetcher) constructor.newInstance(timeout);
+        } catch (UnsupportedClassVersionError e) {
+            throw new IllegalArgumentException("the jetty client (Jetty 12) needs Java 17 or later; this is Java "
                     + System.getProperty("java.version"), e);
         } catch (InvocationTargetException e) {
             throw new IllegalStateException(e.getCause());

@@ -22,6 +22,14 @@ public final class TestClasspath {
             || name.startsWith("commons-codec") || name.startsWith("slf4j-api")
             || name.startsWith("okhttp-") || name.startsWith("okio") || name.startsWith("kotlin-stdlib") || name.startsWith("annotations-");
 
+    /**
+     * The demo's scraper as the demo runs it: {@link #SCRAPER} and the clients only the demo's
+     * {@code --client} brings, Apache HttpAsyncClient 4.1 and Jetty HttpClient 12.
+     */
+    public static final Predicate<String> DEMO = SCRAPER.or(name -> name.startsWith("httpasyncclient")
+            || name.startsWith("jetty-client") || name.startsWith("jetty-http") || name.startsWith("jetty-io")
+            || name.startsWith("jetty-util") || name.startsWith("jetty-alpn-client") || name.startsWith("jetty-compression-"));
+
     private TestClasspath() {
     }
 
