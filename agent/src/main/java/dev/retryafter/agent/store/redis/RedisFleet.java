@@ -148,13 +148,15 @@ public final class RedisFleet implements AutoCloseable {
         }
     }
 
-    /** The fleet's answer to a refusal: its streak as it stands, the ceiling it read, whether this refusal opened the streak. */
+    /** The fleet's answer to a refusal at {@code at}: its streak as it stands, the ceiling, whether this refusal opened the streak. */
     static final class FleetRefusal {
+        final long at;
         final OpenStreak streak;
         final int ceiling;
         final boolean first;
 
-        FleetRefusal(OpenStreak streak, int ceiling, boolean first) {
+        FleetRefusal(long at, OpenStreak streak, int ceiling, boolean first) {
+            this.at = at;
             this.streak = streak;
             this.ceiling = ceiling;
             this.first = first;
@@ -273,7 +275,7 @@ public final class RedisFleet implements AutoCloseable {
                 OpenStreak streak = OpenStreak.of(now - Math.max(0, integer(v.get(3))), number(text(v.get(4))),
                         now - Math.max(0, integer(v.get(5))), (int) Math.max(1, integer(v.get(6))), "1".equals(text(v.get(7))));
                 h.saw(KnowledgeEncoding.streaks(Optional.of(streak), Collections.<FinishedStreak>emptyList()), false);
-                return new FleetRefusal(streak, (int) integer(v.get(0)), integer(v.get(2)) == 1);
+                return new FleetRefusal(now, streak, (int) integer(v.get(0)), integer(v.get(2)) == 1);
             }, Arrays.asList(h.hash, h.admitted), Long.toString(options.ttlMillis), Integer.toString(pending),
                     Long.toString(bucketMillis(windowMillis)), Long.toString(windowMillis), Long.toString(now - sentAt),
                     KnowledgeEncoding.header(headerMillis), whilePaced ? "1" : "0");

@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * The engine's knowledge store, shared by a fleet on Redis, with this JVM's own knowledge beside
@@ -53,7 +54,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     private final boolean readThrough;
     private final ConcurrentHashMap<String, Object> locks = new ConcurrentHashMap<>();
     /** The fleet's answer to this JVM's latest refusal per host, for the learning that follows it. */
-    private final ConcurrentHashMap<String, RefusalSeen> refusals = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, RedisFleet.FleetRefusal> refusals = new ConcurrentHashMap<>();
     /** What the fleet was last seen to know, per host, once copied into the local store: copied once per refresh, not per read. */
     private final ConcurrentHashMap<String, HostKnowledge> mirrored = new ConcurrentHashMap<>();
 
@@ -130,22 +131,12 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
 
     @Override
     public void imposeNotBefore(String host, long moment) {
-        local.imposeNotBefore(host, moment);
-        InMemoryKnowledgeStore change = change(host);
-        if (change != null) {
-            change.imposeNotBefore(host, moment);
-            share(host, change);
-        }
+        everywhere(host, store -> store.imposeNotBefore(host, moment));
     }
 
     @Override
     public void holdUntil(String host, long moment, String reason) {
-        local.holdUntil(host, moment, reason);
-        InMemoryKnowledgeStore change = change(host);
-        if (change != null) {
-            change.holdUntil(host, moment, reason);
-            share(host, change);
-        }
+        everywhere(host, store -> store.holdUntil(host, moment, reason));
     }
 
     @Override
@@ -159,7 +150,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
                 refusals.remove(host);
                 return local.recordRefusal(host, now, sentAt, headerMillis, whilePaced);
             }
-            refusals.put(host, new RefusalSeen(now, refusal));
+            refusals.put(host, refusal);
             // This JVM's copy follows the fleet's streak: the same streak is counted up to the fleet's
             // count (every JVM's refusals set the backoff's exponent); another, older one gives way to it.
             OpenStreak streak = refusal.streak;
@@ -190,8 +181,8 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
      */
     @Override
     public int ceilingBefore(String host, long refusalAt, long windowMillis) {
-        RefusalSeen seen = refusalAt(host, refusalAt);
-        return seen != null ? seen.refusal.ceiling : local.ceilingBefore(host, refusalAt, windowMillis);
+        RedisFleet.FleetRefusal seen = refusalAt(host, refusalAt);
+        return seen != null ? seen.ceiling : local.ceilingBefore(host, refusalAt, windowMillis);
     }
 
     @Override
@@ -238,39 +229,24 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
      */
     @Override
     public void learn(String host, long learnedAt, Optional<PaceSchedule> pace, OptionalInt ceiling) {
-        RefusalSeen seen = refusalAt(host, learnedAt);
+        RedisFleet.FleetRefusal seen = refusalAt(host, learnedAt);
         if (seen != null && ceiling.isPresent()) {
             refusals.remove(host, seen);
-            if (!seen.refusal.first) {
+            if (!seen.first) {
                 return;
             }
         }
-        local.learn(host, learnedAt, pace, ceiling);
-        InMemoryKnowledgeStore change = change(host);
-        if (change != null) {
-            change.learn(host, learnedAt, pace, ceiling);
-            share(host, change);
-        }
+        everywhere(host, store -> store.learn(host, learnedAt, pace, ceiling));
     }
 
     @Override
     public void forgetCostsBefore(String host, long moment) {
-        local.forgetCostsBefore(host, moment);
-        InMemoryKnowledgeStore change = change(host);
-        if (change != null) {
-            change.forgetCostsBefore(host, moment);
-            share(host, change);
-        }
+        everywhere(host, store -> store.forgetCostsBefore(host, moment));
     }
 
     @Override
     public void distrustHints(String host, String why) {
-        local.distrustHints(host, why);
-        InMemoryKnowledgeStore change = change(host);
-        if (change != null) {
-            change.distrustHints(host, why);
-            share(host, change);
-        }
+        everywhere(host, store -> store.distrustHints(host, why));
     }
 
     @Override
@@ -322,13 +298,17 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         }
     }
 
-    /** A store to run an operation in, whose result is the operation's change to the fleet's knowledge; null for a host kept local. */
-    private InMemoryKnowledgeStore change(String host) {
-        return rules.isShared(host) ? new InMemoryKnowledgeStore() : null;
-    }
-
-    private void share(String host, InMemoryKnowledgeStore change) {
-        fleet.merge(host, change.read(host));
+    /**
+     * {@code operation} on this JVM's copy and, for a host the fleet shares, on the fleet's: run on
+     * knowledge of nothing, it makes the operation's change, which Redis merges into what it keeps.
+     */
+    private void everywhere(String host, Consumer<KnowledgeStore> operation) {
+        operation.accept(local);
+        if (rules.isShared(host)) {
+            InMemoryKnowledgeStore change = new InMemoryKnowledgeStore();
+            operation.accept(change);
+            fleet.merge(host, change.read(host));
+        }
     }
 
     /**
@@ -362,23 +342,13 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     }
 
     /** The fleet's answer to this JVM's refusal at {@code moment}, if that is the latest it saw of {@code host}. */
-    private RefusalSeen refusalAt(String host, long moment) {
-        RefusalSeen seen = rules.isShared(host) ? refusals.get(host) : null;
+    private RedisFleet.FleetRefusal refusalAt(String host, long moment) {
+        RedisFleet.FleetRefusal seen = rules.isShared(host) ? refusals.get(host) : null;
         return seen != null && seen.at == moment ? seen : null;
     }
 
     private Object lockOf(String host) {
         Object lock = locks.get(host);
         return lock != null ? lock : locks.computeIfAbsent(host, h -> new Object());
-    }
-
-    private static final class RefusalSeen {
-        final long at;
-        final RedisFleet.FleetRefusal refusal;
-
-        RefusalSeen(long at, RedisFleet.FleetRefusal refusal) {
-            this.at = at;
-            this.refusal = refusal;
-        }
     }
 }
