@@ -193,10 +193,6 @@ public final class RedisFleet implements AutoCloseable {
         return fleet;
     }
 
-    public RedisAddress address() {
-        return link.address();
-    }
-
     /** Whether operations reach Redis now; false while the circuit is open. */
     public boolean isAvailable() {
         return link.isAvailable();
@@ -467,21 +463,20 @@ public final class RedisFleet implements AutoCloseable {
         long now = clock.millis();
         List<Host> due = new ArrayList<>();
         for (Host h : hosts.values()) {
-            if (h.isKeptLocal()) {
-                continue; // Redis refused it lately: asked again once that is over
-            }
             if (now - h.lastAskedMillis <= INTEREST_MILLIS) {
                 due.add(h);
             } else if (now - h.lastAskedMillis > 10 * INTEREST_MILLIS && h.pendingAdmitted.get() == 0) {
                 hosts.remove(h.key, h); // forgotten here; Redis keeps it until its keys expire
             }
         }
-        if (due.isEmpty() || !link.isAvailable()) {
-            return;
-        }
-        int[] pending = new int[due.size()];
+        int[] pending;
         List<Object> replies;
         synchronized (countingTrips) {
+            due.removeIf(Host::isKeptLocal); // Redis refused it lately, perhaps since this refresh began: asked again once that is over
+            if (due.isEmpty() || !link.isAvailable()) {
+                return;
+            }
+            pending = new int[due.size()];
             for (int i = 0; i < due.size(); i++) {
                 pending[i] = due.get(i).pendingAdmitted.getAndSet(0);
             }
