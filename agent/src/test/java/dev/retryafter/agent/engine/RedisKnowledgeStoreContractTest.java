@@ -1,6 +1,6 @@
 package dev.retryafter.agent.engine;
 
-import dev.retryafter.agent.store.redis.RedisHostKnowledge;
+import dev.retryafter.agent.store.redis.RedisFleet;
 import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
 import dev.retryafter.agent.store.redis.RedisServer;
 import org.junit.jupiter.api.AfterAll;
@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The fleet store keeps the store contract, against a real redis-server. The contract runs in
  * virtual time, so here the scripts take "now" from the caller instead of Redis's TIME; that Redis's
- * own clock is what a fleet shares is pinned by RedisHostKnowledgeTest (clients hours apart). Every
+ * own clock is what a fleet shares is pinned by RedisFleetTest (clients hours apart). Every
  * read is rebuilt from what Redis keeps, never from the JVM's own copy, so what passes here is Redis.
  */
 class RedisKnowledgeStoreContractTest extends KnowledgeStoreContract {
@@ -43,8 +43,8 @@ class RedisKnowledgeStoreContractTest extends KnowledgeStoreContract {
     @Override
     protected KnowledgeStore newStore() {
         Clock clock = () -> T;
-        RedisHostKnowledge fleet = RedisHostKnowledge.connect(server.address(), "contract" + FLEETS.incrementAndGet(), clock,
-                new RedisHostKnowledge.Options().timeoutMillis(5000).timedByCaller());
+        RedisFleet fleet = RedisFleet.connect(server.address(), "contract" + FLEETS.incrementAndGet(), clock,
+                new RedisFleet.Options().timeoutMillis(5000).timedByCaller());
         RedisKnowledgeStore store = RedisKnowledgeStore.readingThrough(fleet, clock, new RedisKnowledgeStore.HostRules() {
             @Override
             public boolean isShared(String host) {

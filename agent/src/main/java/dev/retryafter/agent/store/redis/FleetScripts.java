@@ -52,11 +52,11 @@ final class FleetScripts {
      * {@code max(now, next, nb)}, bounded by max-wait, and moves {@code next} one interval past it.
      * All callers share the one schedule, served in the order Redis runs their scripts.
      * KEYS: hash, admitted. ARGV: ttl, interval, max-wait, admitted, bucket, window.
-     * Returns {wait, not-before remaining, hold remaining}.
+     * Returns {wait, not-before remaining, hold remaining, hold reason}.
      */
     static final FleetScripts RESERVE = new FleetScripts("reserve", PRELUDE
             + "flush(KEYS[1], KEYS[2], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))\n"
-            + "local h = redis.call('HMGET', KEYS[1], 'next', 'nb', 'hold')\n"
+            + "local h = redis.call('HMGET', KEYS[1], 'next', 'nb', 'hold', 'hold-reason')\n"
             + "local nxt, nb, hold = n(h[1]), n(h[2]), n(h[3])\n"
             + "local interval, maxWait = tonumber(ARGV[2]), tonumber(ARGV[3])\n"
             + "local slot = math.min(math.max(now, nxt, nb), now + maxWait)\n"
@@ -64,53 +64,7 @@ final class FleetScripts {
             + "  redis.call('HSET', KEYS[1], 'next', d(math.max(nxt, slot + interval)), 'v', '" + FORMAT_VERSION + "')\n"
             + "  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))\n"
             + "end\n"
-            + "return {slot - now, nb - now, hold - now}\n");
-
-    /**
-     * Later wins, for one moment field: {@code nb} (the not-before), {@code next} (the schedule) or
-     * {@code costs-since}. KEYS: hash. ARGV: ttl, field, offset from now (may be negative). Returns
-     * the field's moment after the merge, from now.
-     */
-    static final FleetScripts LATER = new FleetScripts("later", PRELUDE
-            + "local field = ARGV[2]\n"
-            + "if field ~= 'nb' and field ~= 'next' and field ~= 'costs-since' then return redis.error_reply('no such moment') end\n"
-            + "local old = tonumber(redis.call('HGET', KEYS[1], field))\n"
-            + "local moment = now + tonumber(ARGV[3])\n"
-            + "if old == nil or moment > old then\n"
-            + "  redis.call('HSET', KEYS[1], field, d(moment), 'v', '" + FORMAT_VERSION + "')\n"
-            + "else\n"
-            + "  moment = old\n"
-            + "end\n"
-            + "redis.call('PEXPIRE', KEYS[1], math.max(tonumber(ARGV[1]), moment - now))\n"
-            + "return moment - now\n");
-
-    /**
-     * The first verdict against the host's rate-limit hints stands. KEYS: hash. ARGV: ttl, why.
-     * Returns 1 when this verdict was the first, else 0.
-     */
-    static final FleetScripts DISTRUST_HINTS = new FleetScripts("distrust-hints", PRELUDE
-            + "local first = redis.call('HSETNX', KEYS[1], 'hints-distrusted', ARGV[2])\n"
-            + "redis.call('HSET', KEYS[1], 'v', '" + FORMAT_VERSION + "')\n"
-            + "if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1])) end\n"
-            + "return first\n");
-
-    /**
-     * Later wins; the reason goes with the hold that wins, and no request goes before a hold ends.
-     * KEYS: hash. ARGV: ttl, millis, reason. Returns the fleet's hold, remaining.
-     */
-    static final FleetScripts HOLD = new FleetScripts("hold", PRELUDE
-            + "local h = redis.call('HMGET', KEYS[1], 'hold', 'nb')\n"
-            + "local hold, nb = n(h[1]), n(h[2])\n"
-            + "local untilMs = now + tonumber(ARGV[2])\n"
-            + "if untilMs > hold then\n"
-            + "  if hold <= now then redis.call('HINCRBY', KEYS[1], 'holds', 1) end\n"
-            + "  hold = untilMs\n"
-            + "  redis.call('HSET', KEYS[1], 'hold', d(hold), 'hold-reason', ARGV[3])\n"
-            + "end\n"
-            + "if hold > nb then redis.call('HSET', KEYS[1], 'nb', d(hold)) end\n"
-            + "redis.call('HSET', KEYS[1], 'v', '" + FORMAT_VERSION + "')\n"
-            + "redis.call('PEXPIRE', KEYS[1], math.max(tonumber(ARGV[1]), hold - now))\n"
-            + "return hold - now\n");
+            + "return {slot - now, nb - now, hold - now, h[4] or ''}\n");
 
     /**
      * A refusal, as the fleet counts it. The ceiling: the successes of every JVM since the window
@@ -156,20 +110,6 @@ final class FleetScripts {
             + "return {ceiling, refusals, first, now - start, header, now - last, count, paced}\n");
 
     /**
-     * An open streak merged in, as the engine's merge has it: it replaces the fleet's only when the
-     * fleet has none open or began its own earlier. KEYS: hash. ARGV: ttl, start (ago), header ('-'
-     * for none), last refused sent (ago), refusals, paced (0/1). Returns 1 when it replaced, else 0.
-     */
-    static final FleetScripts OPEN_STREAK = new FleetScripts("open-streak", PRELUDE
-            + "local start = now - tonumber(ARGV[2])\n"
-            + "local old = redis.call('HGET', KEYS[1], 'streak-start')\n"
-            + "if old and n(old) >= start then return 0 end\n"
-            + "redis.call('HSET', KEYS[1], 'streak-start', d(start), 'streak-header', ARGV[3], 'streak-sent',"
-            + " d(now - tonumber(ARGV[4])), 'streak-refusals', ARGV[5], 'streak-paced', ARGV[6], 'v', '" + FORMAT_VERSION + "')\n"
-            + "redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))\n"
-            + "return 1\n");
-
-    /**
      * A success, to a request sent {@code sent} ago: if it went out after the fleet's open streak
      * began, the streak is over and joins the finished ones. KEYS: hash, streaks. ARGV: ttl,
      * capacity, sent (ago). Returns {0} when no streak ended, else {1, start (ago), header,
@@ -188,55 +128,73 @@ final class FleetScripts {
             + "return {1, now - start, h[2], last, by, h[4]}\n");
 
     /**
-     * Bounded append, newest first, of a streak that began {@code start} ago; a streak already there
-     * (the same record, begun within a second of it: a merge after an outage) is not added twice.
-     * KEYS: streaks. ARGV: ttl, capacity, start (ago), record. Returns the list's length.
+     * Knowledge merged in, as the engine's merge has it, every part optional ('' for none; moments
+     * as offsets from now): later moments win; a hold's reason goes with the hold that wins, and no
+     * request goes before a hold ends; what was learned later wins (an empty ceiling or rate keeps the
+     * fleet's); the first verdict against the hints stands; an open streak replaces the fleet's only
+     * when that began earlier or none is open; a finished streak is a bounded append, newest first,
+     * and one the fleet has (the same record, begun within a second of it: a merge after an outage)
+     * is not added twice. KEYS: hash, streaks. ARGV: ttl, capacity, not-before, next, costs-since,
+     * hold, hold reason, learned, ceiling, refused rate, cycle, pace epoch, hints distrusted, streak
+     * start, header ('-' for none), last refused sent, refusals, paced (0/1), then for each finished
+     * streak, oldest first, its start and its record. Returns 1.
      */
-    static final FleetScripts STREAK = new FleetScripts("streak", PRELUDE
-            + "local start = now - tonumber(ARGV[3])\n"
-            + "for _, e in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do\n"
-            + "  local at, rest = string.match(e, '^(%-?%d+) (.*)$')\n"
-            + "  if rest == ARGV[4] and math.abs(tonumber(at) - start) < 1000 then return redis.call('LLEN', KEYS[1]) end\n"
+    static final FleetScripts MERGE = new FleetScripts("merge", PRELUDE
+            + "local K, L, A = KEYS[1], KEYS[2], ARGV\n"
+            + "local function later(field, off)\n"
+            + "  if off == '' then return end\n"
+            + "  local m, old = now + tonumber(off), tonumber(redis.call('HGET', K, field))\n"
+            + "  if old == nil or m > old then redis.call('HSET', K, field, d(m)) end\n"
             + "end\n"
-            + "redis.call('LPUSH', KEYS[1], d(start) .. ' ' .. ARGV[4])\n"
-            + "redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)\n"
-            + "redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))\n"
-            + "return redis.call('LLEN', KEYS[1])\n");
-
-    /**
-     * What was learned, with the moment it was learned: the later learning wins, so a JVM that
-     * comes back with old news does not overwrite the fleet's. An empty ceiling or rate keeps the
-     * one the fleet has. KEYS: hash. ARGV: ttl, learned (ago), ceiling, refused rate, cycle, pace
-     * epoch (ago). Returns how long ago the kept learning was made.
-     */
-    static final FleetScripts LEARNED = new FleetScripts("learned", PRELUDE
-            + "local at = now - tonumber(ARGV[2])\n"
-            + "local stored = tonumber(redis.call('HGET', KEYS[1], 'learned-at'))\n"
-            + "if stored == nil or at >= stored then\n"
-            + "  if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'ceiling', ARGV[3]) end\n"
-            + "  if ARGV[4] ~= '' then\n"
-            + "    redis.call('HSET', KEYS[1], 'rate', ARGV[4], 'cycle', ARGV[5], 'epoch', d(now - tonumber(ARGV[6])))\n"
+            + "later('nb', A[3]) later('next', A[4]) later('costs-since', A[5])\n"
+            + "if A[6] ~= '' then\n"
+            + "  local untilMs, hold = now + tonumber(A[6]), n(redis.call('HGET', K, 'hold'))\n"
+            + "  if untilMs > hold then\n"
+            + "    if hold <= now then redis.call('HINCRBY', K, 'holds', 1) end\n"
+            + "    hold = untilMs\n"
+            + "    redis.call('HSET', K, 'hold', d(hold), 'hold-reason', A[7])\n"
             + "  end\n"
-            + "  redis.call('HSET', KEYS[1], 'learned-at', d(at), 'v', '" + FORMAT_VERSION + "')\n"
-            + "  stored = at\n"
+            + "  later('nb', d(hold - now))\n"
             + "end\n"
-            + "redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))\n"
-            + "return now - stored\n");
+            + "if A[8] ~= '' then\n"
+            + "  local at, stored = now + tonumber(A[8]), tonumber(redis.call('HGET', K, 'learned-at'))\n"
+            + "  if stored == nil or at >= stored then\n"
+            + "    if A[9] ~= '' then redis.call('HSET', K, 'ceiling', A[9]) end\n"
+            + "    if A[10] ~= '' then redis.call('HSET', K, 'rate', A[10], 'cycle', A[11], 'epoch', d(now + tonumber(A[12]))) end\n"
+            + "    redis.call('HSET', K, 'learned-at', d(at))\n"
+            + "  end\n"
+            + "end\n"
+            + "if A[13] ~= '' then redis.call('HSETNX', K, 'hints-distrusted', A[13]) end\n"
+            + "if A[14] ~= '' then\n"
+            + "  local start, old = now + tonumber(A[14]), redis.call('HGET', K, 'streak-start')\n"
+            + "  if not old or n(old) < start then\n"
+            + "    redis.call('HSET', K, 'streak-start', d(start), 'streak-header', A[15], 'streak-sent', d(now + tonumber(A[16])),"
+            + " 'streak-refusals', A[17], 'streak-paced', A[18])\n"
+            + "  end\n"
+            + "end\n"
+            + "for i = 19, #A - 1, 2 do\n"
+            + "  local start, known = now + tonumber(A[i]), false\n"
+            + "  for _, e in ipairs(redis.call('LRANGE', L, 0, -1)) do\n"
+            + "    local at, rest = string.match(e, '^(%-?%d+) (.*)$')\n"
+            + "    if rest == A[i + 1] and math.abs(tonumber(at) - start) < 1000 then known = true end\n"
+            + "  end\n"
+            + "  if not known then\n"
+            + "    redis.call('LPUSH', L, d(start) .. ' ' .. A[i + 1])\n"
+            + "    redis.call('LTRIM', L, 0, tonumber(A[2]) - 1)\n"
+            + "  end\n"
+            + "  redis.call('PEXPIRE', L, tonumber(A[1]))\n"
+            + "end\n"
+            + "redis.call('HSET', K, 'v', '" + FORMAT_VERSION + "')\n"
+            + "local h = redis.call('HMGET', K, 'hold', 'nb')\n"
+            + "redis.call('PEXPIRE', K, math.max(tonumber(A[1]), n(h[1]) - now, n(h[2]) - now))\n"
+            + "return 1\n");
 
     /**
-     * Moments only, for the cache, carrying the successes counted meanwhile. KEYS: hash, admitted.
-     * ARGV: admitted, bucket, window. Returns {not-before, hold, next slot (each from now), refused
-     * rate, hold reason, streak open (1/0), cycle, epoch (ago), learned (ago), ceiling}; '' for none.
+     * Everything, carrying the successes counted meanwhile. KEYS: hash, streaks, admitted. ARGV:
+     * admitted, bucket, window. Returns {now, the hash's fields and values, the streaks newest first}.
      */
-    static final FleetScripts MOMENTS = new FleetScripts("moments", PRELUDE
-            + "flush(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))\n"
-            + "local h = redis.call('HMGET', KEYS[1], 'nb', 'hold', 'next', 'rate', 'hold-reason', 'streak-start',"
-            + " 'cycle', 'epoch', 'learned-at', 'ceiling')\n"
-            + "return {n(h[1]) - now, n(h[2]) - now, n(h[3]) - now, h[4] or '', h[5] or '', h[6] and 1 or 0,"
-            + " h[7] or '', h[8] and d(now - n(h[8])) or '', h[9] and d(now - n(h[9])) or '', h[10] or ''}\n");
-
-    /** Everything. KEYS: hash, streaks. Returns {now, the hash's fields and values, the streaks newest first}. */
     static final FleetScripts READ = new FleetScripts("read", PRELUDE
+            + "flush(KEYS[1], KEYS[3], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))\n"
             + "return {d(now), redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1)}\n");
 
     private final String name;

@@ -35,7 +35,7 @@ public final class FleetStores {
             return null;
         }
         Policies policies = config.policies();
-        RedisHostKnowledge fleet = RedisHostKnowledge.connect(settings.redis(), settings.fleet(), clock,
+        RedisFleet fleet = RedisFleet.connect(settings.redis(), settings.fleet(), clock,
                 settings.options().ttlMillis(config.stateFile().maxAgeMillis()));
         return new RedisKnowledgeStore(fleet, local != null ? local : new InMemoryKnowledgeStore(), clock,
                 new PolicyHostRules(policies, current));

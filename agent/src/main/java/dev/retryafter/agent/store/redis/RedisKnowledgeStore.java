@@ -8,21 +8,21 @@ import dev.retryafter.agent.engine.KnowledgeStore;
 import dev.retryafter.agent.engine.OpenStreak;
 import dev.retryafter.agent.engine.PaceSchedule;
 
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * The engine's knowledge store, shared by a fleet on Redis, with this JVM's own knowledge beside
- * it. Every operation goes to both: to an in-memory store (what the engine reads on every request,
- * and what it carries on with while Redis is unavailable), and to {@link RedisHostKnowledge}, whose
- * answers are merged back into it (the fleet's not-before, hold, pace and open streak). The
- * operations' semantics make both safe to run twice: later moments win, streaks append once.
+ * it. Every operation goes to both: to a local store (what the engine reads on every request, and
+ * what it carries on with while Redis is unavailable), and, as the same operation's change to the
+ * knowledge, to {@link RedisFleet}, whose answers come back into the local store (the fleet's
+ * not-before, hold, pace and open streak). Both are merges, so running an operation twice is safe.
  *
  * <p>What makes the fleet one client of the portal:
  * <ul>
@@ -34,8 +34,6 @@ import java.util.concurrent.ConcurrentHashMap;
  *       trip, never a trip of their own), and a refusal reads the ceiling the whole fleet reached
  *       since the window began or the previous refusal, not this JVM's share of it.</li>
  * </ul>
- * Moments in the engine's terms are epoch milliseconds on its clock; the Redis side works in
- * durations timed by Redis, so the conversion is made here, with the engine's clock.
  */
 public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable {
 
@@ -49,21 +47,18 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     /** Two readings of one learning, one converted through Redis: closer than this, they are the same. */
     private static final long SAME_MOMENT_MILLIS = 50;
 
-    private final RedisHostKnowledge fleet;
+    private final RedisFleet fleet;
     private final KnowledgeStore local;
     private final Clock clock;
     private final HostRules rules;
     private final boolean readThrough;
     private final ConcurrentHashMap<String, Object> locks = new ConcurrentHashMap<>();
     /** The fleet's answer to this JVM's latest refusal per host, for the learning that follows it. */
-    private final ConcurrentHashMap<String, RefusalSeen> refusals = new ConcurrentHashMap<>();
-    /**
-     * The fleet's moments last copied into this JVM's knowledge, per host: a copy is made once per
-     * refresh, not at every read (several a request). The same moments copied again would change nothing.
-     */
-    private final ConcurrentHashMap<String, RedisHostKnowledge.Moments> mirrored = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, RedisFleet.FleetRefusal> refusals = new ConcurrentHashMap<>();
+    /** What the fleet was last seen to know, per host, once copied into the local store: copied once per refresh, not per read. */
+    private final ConcurrentHashMap<String, HostKnowledge> mirrored = new ConcurrentHashMap<>();
 
-    public RedisKnowledgeStore(RedisHostKnowledge fleet, Clock clock, HostRules rules) {
+    public RedisKnowledgeStore(RedisFleet fleet, Clock clock, HostRules rules) {
         this(fleet, new InMemoryKnowledgeStore(), clock, rules, false);
     }
 
@@ -71,49 +66,44 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
      * With {@code local} as this JVM's copy: a state file's store, say, so that what this JVM knew
      * (of the fleet's hosts and of its own) outlives it, even while Redis is gone.
      */
-    public RedisKnowledgeStore(RedisHostKnowledge fleet, KnowledgeStore local, Clock clock, HostRules rules) {
+    public RedisKnowledgeStore(RedisFleet fleet, KnowledgeStore local, Clock clock, HostRules rules) {
         this(fleet, local, clock, rules, false);
     }
 
     /**
-     * {@code readThrough}: every {@link #read} is rebuilt from Redis, never from this JVM's copy. For
-     * the store contract, which must see what Redis keeps; far too slow for the request path.
+     * {@code readThrough}: every {@link #read} is Redis's answer, never this JVM's copy. For the store
+     * contract, which must see what Redis keeps; far too slow for the request path.
      */
-    RedisKnowledgeStore(RedisHostKnowledge fleet, KnowledgeStore local, Clock clock, HostRules rules, boolean readThrough) {
+    private RedisKnowledgeStore(RedisFleet fleet, KnowledgeStore local, Clock clock, HostRules rules, boolean readThrough) {
         this.fleet = fleet;
         this.local = local;
         this.clock = clock;
         this.rules = rules;
         this.readThrough = readThrough;
         fleet.onRestored(this::mergeBack);
-        fleet.onHostRestored(host -> push(host, local.read(host), clock.millis()));
+        fleet.onHostRestored(host -> fleet.merge(host, local.read(host)));
     }
 
-    /** For the store contract: see {@link #RedisKnowledgeStore(RedisHostKnowledge, KnowledgeStore, Clock, HostRules, boolean)}. */
-    public static RedisKnowledgeStore readingThrough(RedisHostKnowledge fleet, Clock clock, HostRules rules) {
+    /** For the store contract: see {@link #RedisKnowledgeStore(RedisFleet, KnowledgeStore, Clock, HostRules, boolean)}. */
+    public static RedisKnowledgeStore readingThrough(RedisFleet fleet, Clock clock, HostRules rules) {
         return new RedisKnowledgeStore(fleet, new InMemoryKnowledgeStore(), clock, rules, true);
     }
 
     @Override
     public HostKnowledge read(String host) {
-        if (!rules.isShared(host)) {
-            return local.read(host);
-        }
         if (readThrough) {
-            Optional<RedisHostKnowledge.Raw> raw = fleet.readRaw(host);
-            return raw.isPresent() ? rebuild(host, raw.get(), clock.millis()) : local.read(host);
+            return readThrough(host);
         }
-        mirrorCached(host);
+        if (rules.isShared(host)) {
+            mirror(host);
+        }
         return local.read(host);
     }
 
     @Override
     public HostKnowledge readThrough(String host) {
-        if (!rules.isShared(host)) {
-            return local.read(host);
-        }
-        Optional<RedisHostKnowledge.Raw> raw = fleet.readRaw(host);
-        return raw.isPresent() ? rebuild(host, raw.get(), clock.millis()) : local.read(host);
+        HostKnowledge fleets = rules.isShared(host) ? fleet.read(host) : null;
+        return fleets != null ? fleets : local.read(host);
     }
 
     @Override
@@ -121,10 +111,10 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         if (!rules.isShared(host) || !fleet.isAvailable()) {
             return local.reserveSlot(host, now, intervalMillis, maxWaitMillis);
         }
-        RedisHostKnowledge.Moments cached = fleet.cached(host);
+        HostKnowledge seen = fleet.seen(host);
         // Never refreshed yet (this JVM's first requests): only Redis can say whether the fleet holds the host.
-        if (!readThrough && intervalMillis <= 0 && cached.refreshedAtMillis() != 0 && cached.isQuietAt(now)
-                && local.read(host).owesNothingAt(now)) {
+        if (!readThrough && intervalMillis <= 0 && seen != null && !seen.pace().isPresent() && seen.owesNothingAt(now)
+                && seen.nextSlot().orElse(now) <= now && local.read(host).owesNothingAt(now)) {
             return 0; // no pace, no wait, no hold, here or in the fleet as last refreshed: no round trip
         }
         OptionalLong wait = fleet.reserve(host, now, intervalMillis, maxWaitMillis, rules.windowMillis(host));
@@ -141,18 +131,12 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
 
     @Override
     public void imposeNotBefore(String host, long moment) {
-        local.imposeNotBefore(host, moment);
-        if (rules.isShared(host)) {
-            fleet.imposeNotBefore(host, moment - clock.millis());
-        }
+        everywhere(host, store -> store.imposeNotBefore(host, moment));
     }
 
     @Override
     public void holdUntil(String host, long moment, String reason) {
-        local.holdUntil(host, moment, reason);
-        if (rules.isShared(host)) {
-            fleet.holdFor(host, moment - clock.millis(), reason);
-        }
+        everywhere(host, store -> store.holdUntil(host, moment, reason));
     }
 
     @Override
@@ -161,31 +145,22 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
             return local.recordRefusal(host, now, sentAt, headerMillis, whilePaced);
         }
         synchronized (lockOf(host)) {
-            Optional<RedisHostKnowledge.FleetRefusal> answer = fleet.onRefusal(host, now, rules.windowMillis(host), now - sentAt,
-                    headerMillis, whilePaced);
-            if (!answer.isPresent()) {
+            RedisFleet.FleetRefusal refusal = fleet.refusal(host, now, rules.windowMillis(host), sentAt, headerMillis, whilePaced);
+            if (refusal == null) {
                 refusals.remove(host);
                 return local.recordRefusal(host, now, sentAt, headerMillis, whilePaced);
             }
-            RedisHostKnowledge.FleetRefusal refusal = answer.get();
-            refusals.put(host, new RefusalSeen(now, refusal));
-            // The fleet's streak, as the engine's value: replayed into a scratch store.
-            InMemoryKnowledgeStore scratch = new InMemoryKnowledgeStore();
-            long start = now - refusal.streakAgeMillis();
-            long lastSent = now - refusal.lastRefusedSentAgoMillis();
-            OpenStreak streak = scratch.recordRefusal(host, start, lastSent, refusal.streakHeaderMillis(), refusal.streakWhilePaced());
-            for (int i = 1; i < refusal.streakRefusals(); i++) {
-                streak = scratch.recordRefusal(host, start, lastSent, OptionalLong.empty(), false);
-            }
-            // This JVM's copy follows it: the same streak is counted up to the fleet's count (every
-            // JVM's refusals set the backoff's exponent); another, older one gives way to it.
+            refusals.put(host, refusal);
+            // This JVM's copy follows the fleet's streak: the same streak is counted up to the fleet's
+            // count (every JVM's refusals set the backoff's exponent); another, older one gives way to it.
+            OpenStreak streak = refusal.streak;
             Optional<OpenStreak> mine = local.read(host).openStreak();
-            if (mine.isPresent() && mine.get().startedAtMillis() == start) {
-                for (int i = mine.get().refusals(); i < refusal.streakRefusals(); i++) {
-                    local.recordRefusal(host, now, lastSent, OptionalLong.empty(), false);
+            if (mine.isPresent() && mine.get().startedAtMillis() == streak.startedAtMillis()) {
+                for (int i = mine.get().refusals(); i < streak.refusals(); i++) {
+                    local.recordRefusal(host, now, streak.lastRefusedSentMillis(), OptionalLong.empty(), false);
                 }
             } else {
-                local.merge(host, scratch.read(host));
+                local.merge(host, KnowledgeEncoding.streaks(Optional.of(streak), Collections.<FinishedStreak>emptyList()));
             }
             return streak;
         }
@@ -206,14 +181,13 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
      */
     @Override
     public int ceilingBefore(String host, long refusalAt, long windowMillis) {
-        RefusalSeen seen = rules.isShared(host) ? refusals.get(host) : null;
-        return seen != null && seen.at == refusalAt ? seen.refusal.ceiling() : local.ceilingBefore(host, refusalAt, windowMillis);
+        RedisFleet.FleetRefusal seen = refusalAt(host, refusalAt);
+        return seen != null ? seen.ceiling : local.ceilingBefore(host, refusalAt, windowMillis);
     }
 
     @Override
     public long ceilingSpanMillis(String host, long refusalAt, long windowMillis) {
-        RefusalSeen seen = rules.isShared(host) ? refusals.get(host) : null;
-        return seen != null && seen.at == refusalAt ? Math.min(windowMillis, rules.windowMillis(host)) : windowMillis;
+        return refusalAt(host, refusalAt) != null ? Math.min(windowMillis, rules.windowMillis(host)) : windowMillis;
     }
 
     @Override
@@ -221,7 +195,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         if (!rules.isShared(host)) {
             return local.recordRecovery(host, sentAt);
         }
-        if (!readThrough && !local.read(host).openStreak().isPresent() && !fleet.cached(host).isStreakOpen()) {
+        if (!readThrough && !local.read(host).openStreak().isPresent() && !fleetStreakSeen(host)) {
             // The happy path: no streak open anywhere we know of. Not under the host's lock, which every
             // success would otherwise take; a refusal recorded just after is as if it came after this success.
             return local.recordRecovery(host, sentAt);
@@ -229,27 +203,23 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         synchronized (lockOf(host)) {
             long now = clock.millis();
             HostKnowledge before = local.read(host);
-            boolean mayEnd = readThrough || before.openStreak().isPresent() || fleet.cached(host).isStreakOpen();
+            boolean mayEnd = readThrough || before.openStreak().isPresent() || fleetStreakSeen(host);
             if (!mayEnd || !fleet.isAvailable()) {
                 return local.recordRecovery(host, sentAt);
             }
-            Optional<RedisHostKnowledge.Recovery> answer = fleet.endStreak(host, now, now - sentAt);
+            Optional<FinishedStreak> ended = fleet.recovery(host, now, sentAt);
             Optional<StreakEnd> mine = local.recordRecovery(host, sentAt);
-            if (!answer.isPresent() || !answer.get().streakEnded()) {
+            if (ended == null || !ended.isPresent()) {
                 // Unavailable: this JVM's streak is what there is. Over already: another JVM ended it, and
                 // this JVM's copy of it ends too, but the ending is that JVM's to report.
-                return answer.isPresent() ? Optional.<StreakEnd>empty() : mine;
+                return ended == null ? mine : Optional.<StreakEnd>empty();
             }
             if (mine.isPresent()) {
                 return mine;
             }
             // This JVM saw none of the streak: it learns of its end from the fleet.
-            StreakRecord ended = answer.get().streak();
-            FinishedStreak finished = finished(ended, now - ended.ageMillis());
-            InMemoryKnowledgeStore scratch = new InMemoryKnowledgeStore();
-            replayFinished(scratch, host, finished);
-            local.merge(host, scratch.read(host));
-            return Optional.of(new StreakEnd(finished, before, local.read(host)));
+            local.merge(host, KnowledgeEncoding.streaks(Optional.<OpenStreak>empty(), Collections.singletonList(ended.get())));
+            return Optional.of(new StreakEnd(ended.get(), before, local.read(host)));
         }
     }
 
@@ -259,43 +229,31 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
      */
     @Override
     public void learn(String host, long learnedAt, Optional<PaceSchedule> pace, OptionalInt ceiling) {
-        RefusalSeen seen = rules.isShared(host) ? refusals.get(host) : null;
-        if (seen != null && seen.at == learnedAt && ceiling.isPresent()) {
+        RedisFleet.FleetRefusal seen = refusalAt(host, learnedAt);
+        if (seen != null && ceiling.isPresent()) {
             refusals.remove(host, seen);
-            if (!seen.refusal.isFirstOfStreak()) {
+            if (!seen.first) {
                 return;
             }
         }
-        local.learn(host, learnedAt, pace, ceiling);
-        if (rules.isShared(host)) {
-            long now = clock.millis();
-            PaceSchedule p = pace.orElse(null);
-            fleet.recordLearned(host, now - learnedAt, ceiling, p == null ? 0 : p.refusedRatePerSecond(),
-                    p == null ? 0 : p.cycleMillis(), p == null ? 0 : now - p.epochMillis());
-        }
+        everywhere(host, store -> store.learn(host, learnedAt, pace, ceiling));
     }
 
     @Override
     public void forgetCostsBefore(String host, long moment) {
-        local.forgetCostsBefore(host, moment);
-        if (rules.isShared(host)) {
-            fleet.forgetCostsBefore(host, clock.millis() - moment);
-        }
+        everywhere(host, store -> store.forgetCostsBefore(host, moment));
     }
 
     @Override
     public void distrustHints(String host, String why) {
-        local.distrustHints(host, why);
-        if (rules.isShared(host)) {
-            fleet.distrustHints(host, why);
-        }
+        everywhere(host, store -> store.distrustHints(host, why));
     }
 
     @Override
     public void merge(String host, HostKnowledge known) {
         local.merge(host, known);
         if (rules.isShared(host)) {
-            push(host, known, clock.millis());
+            fleet.merge(host, known);
         }
     }
 
@@ -305,7 +263,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         if (!readThrough) {
             return mine;
         }
-        Map<String, HostKnowledge> read = new java.util.HashMap<>();
+        Map<String, HostKnowledge> read = new HashMap<>();
         for (String host : mine.keySet()) {
             read.put(host, read(host));
         }
@@ -333,159 +291,64 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
 
     /** Redis is back (perhaps restarted empty): what this JVM learned meanwhile goes to the fleet. */
     void mergeBack() {
-        long now = clock.millis();
         for (Map.Entry<String, HostKnowledge> entry : local.snapshot().entrySet()) {
             if (rules.isShared(entry.getKey())) {
-                push(entry.getKey(), entry.getValue(), now);
+                fleet.merge(entry.getKey(), entry.getValue());
             }
         }
     }
 
-    private void push(String host, HostKnowledge known, long now) {
-        if (known.notBefore().isPresent() && known.notBefore().getAsLong() > now) {
-            fleet.imposeNotBefore(host, known.notBefore().getAsLong() - now);
-        }
-        if (known.holdUntil().isPresent() && known.isHeldAt(now)) {
-            fleet.holdFor(host, known.holdUntil().getAsLong() - now, known.holdReason().orElse(""));
-        }
-        if (known.nextSlot().isPresent() && known.nextSlot().getAsLong() > now) {
-            fleet.bookNextSlotAtLeast(host, known.nextSlot().getAsLong() - now);
-        }
-        if (known.paceLearnedAt().isPresent()) {
-            PaceSchedule p = known.pace().orElse(null);
-            fleet.recordLearned(host, now - known.paceLearnedAt().getAsLong(), known.learnedCeiling(),
-                    p == null ? 0 : p.refusedRatePerSecond(), p == null ? 0 : p.cycleMillis(), p == null ? 0 : now - p.epochMillis());
-        }
-        if (known.costsSince().isPresent()) {
-            fleet.forgetCostsBefore(host, now - known.costsSince().getAsLong());
-        }
-        if (known.hintsDistrusted().isPresent()) {
-            fleet.distrustHints(host, known.hintsDistrusted().get());
-        }
-        if (known.openStreak().isPresent()) {
-            OpenStreak open = known.openStreak().get();
-            fleet.mergeOpenStreak(host, now - open.startedAtMillis(), open.headerMillis(), now - open.lastRefusedSentMillis(),
-                    open.refusals(), open.whilePaced());
-        }
-        List<FinishedStreak> oldestFirst = new ArrayList<>(known.finishedStreaks());
-        Collections.reverse(oldestFirst);
-        for (FinishedStreak s : oldestFirst) {
-            long age = now - s.startedAtMillis();
-            fleet.recordStreak(host, s.headerMillis().isPresent()
-                    ? StreakRecord.withHeader(s.headerMillis().getAsLong(), s.lastRefusedAfterMillis(), s.recoveredByMillis(), s.whilePaced(), age)
-                    : StreakRecord.withoutHeader(s.lastRefusedAfterMillis(), s.recoveredByMillis(), s.whilePaced(), age));
+    /**
+     * {@code operation} on this JVM's copy and, for a host the fleet shares, on the fleet's: run on
+     * knowledge of nothing, it makes the operation's change, which Redis merges into what it keeps.
+     */
+    private void everywhere(String host, Consumer<KnowledgeStore> operation) {
+        operation.accept(local);
+        if (rules.isShared(host)) {
+            InMemoryKnowledgeStore change = new InMemoryKnowledgeStore();
+            operation.accept(change);
+            fleet.merge(host, change.read(host));
         }
     }
 
-    /** The fleet's moments and pace, as last refreshed, into this JVM's copy: no round trip. */
-    private void mirrorCached(String host) {
-        RedisHostKnowledge.Moments moments = fleet.cached(host);
-        if (moments.refreshedAtMillis() == 0 || mirrored.get(host) == moments) {
+    /**
+     * The fleet's not-before, hold and what it learned, as last seen, into this JVM's copy: no round
+     * trip. The schedule stays the fleet's, and streaks come with the answers to this JVM's own.
+     */
+    private void mirror(String host) {
+        HostKnowledge seen = fleet.seen(host);
+        if (seen == null || mirrored.get(host) == seen) {
             return; // never refreshed, or copied already: nothing to mirror
         }
         long now = clock.millis();
         HostKnowledge known = local.read(host);
-        if (moments.notBeforeMillis() > now && moments.notBeforeMillis() > known.notBefore().orElse(Long.MIN_VALUE) + SAME_MOMENT_MILLIS) {
-            local.imposeNotBefore(host, moments.notBeforeMillis());
+        long notBefore = seen.notBefore().orElse(Long.MIN_VALUE);
+        if (notBefore > now && notBefore > known.notBefore().orElse(Long.MIN_VALUE) + SAME_MOMENT_MILLIS) {
+            local.imposeNotBefore(host, notBefore);
         }
-        if (moments.isHeldAt(now) && moments.holdUntilMillis() > known.holdUntil().orElse(Long.MIN_VALUE) + SAME_MOMENT_MILLIS) {
-            local.holdUntil(host, moments.holdUntilMillis(), moments.holdReason());
+        if (seen.isHeldAt(now) && seen.holdUntil().getAsLong() > known.holdUntil().orElse(Long.MIN_VALUE) + SAME_MOMENT_MILLIS) {
+            local.holdUntil(host, seen.holdUntil().getAsLong(), seen.holdReason().orElse(""));
         }
-        RedisHostKnowledge.LearnedPace learned = moments.learned();
-        if (learned != null && learned.learnedAtMillis() > known.paceLearnedAt().orElse(Long.MIN_VALUE) + SAME_MOMENT_MILLIS) {
-            local.learn(host, learned.learnedAtMillis(), learned.isPaced()
-                    ? Optional.of(new PaceSchedule(learned.refusedRate(), learned.epochMillis(), learned.cycleMillis()))
-                    : Optional.<PaceSchedule>empty(), learned.ceiling());
+        long learnedAt = seen.paceLearnedAt().orElse(Long.MIN_VALUE);
+        if (seen.paceLearnedAt().isPresent() && learnedAt > known.paceLearnedAt().orElse(Long.MIN_VALUE) + SAME_MOMENT_MILLIS) {
+            local.learn(host, learnedAt, seen.pace(), seen.learnedCeiling());
         }
-        mirrored.put(host, moments);
+        mirrored.put(host, seen);
     }
 
-    /** What Redis keeps of {@code host}, as the engine's value: every field replayed into a scratch store. */
-    static HostKnowledge rebuild(String host, RedisHostKnowledge.Raw raw, long now) {
-        InMemoryKnowledgeStore scratch = new InMemoryKnowledgeStore();
-        OptionalLong next = raw.offset("next");
-        if (next.isPresent()) {
-            long moment = now + next.getAsLong();
-            scratch.reserveSlot(host, moment - 1, 1, Long.MAX_VALUE / 4); // books moment - 1, so the next slot is the moment
-        }
-        OptionalLong notBefore = raw.offset("nb");
-        if (notBefore.isPresent()) {
-            scratch.imposeNotBefore(host, now + notBefore.getAsLong());
-        }
-        OptionalLong hold = raw.offset("hold");
-        if (hold.isPresent()) {
-            String reason = raw.fields.get("hold-reason");
-            scratch.holdUntil(host, now + hold.getAsLong(), reason == null ? "" : reason);
-        }
-        OptionalLong learnedAt = raw.offset("learned-at");
-        if (learnedAt.isPresent()) {
-            String rate = raw.fields.get("rate");
-            Optional<PaceSchedule> pace = Optional.empty();
-            if (rate != null && Double.parseDouble(rate) > 0) {
-                pace = Optional.of(new PaceSchedule(Double.parseDouble(rate), now + raw.offset("epoch").orElse(0),
-                        Long.parseLong(raw.fields.get("cycle"))));
-            }
-            String ceiling = raw.fields.get("ceiling");
-            scratch.learn(host, now + learnedAt.getAsLong(), pace,
-                    ceiling == null ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(ceiling)));
-        }
-        OptionalLong costs = raw.offset("costs-since");
-        if (costs.isPresent()) {
-            scratch.forgetCostsBefore(host, now + costs.getAsLong());
-        }
-        String distrusted = raw.fields.get("hints-distrusted");
-        if (distrusted != null) {
-            scratch.distrustHints(host, distrusted);
-        }
-        List<FinishedStreak> finished = new ArrayList<>();
-        for (String stored : raw.streaks) {
-            StreakRecord record = StreakRecord.decode(stored, raw.serverNow);
-            if (record != null) {
-                finished.add(finished(record, now - record.ageMillis()));
-            }
-        }
-        finished.sort((a, b) -> Long.compare(a.startedAtMillis(), b.startedAtMillis()));
-        for (FinishedStreak s : finished.subList(Math.max(0, finished.size() - HostKnowledge.MAX_STREAKS), finished.size())) {
-            replayFinished(scratch, host, s);
-        }
-        OptionalLong streakStart = raw.offset("streak-start");
-        if (streakStart.isPresent()) {
-            long start = now + streakStart.getAsLong();
-            long lastSent = now + raw.offset("streak-sent").orElse(streakStart.getAsLong());
-            String header = raw.fields.get("streak-header");
-            OptionalLong headerMillis = header == null || header.equals("-") ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(header));
-            scratch.recordRefusal(host, start, lastSent, headerMillis, "1".equals(raw.fields.get("streak-paced")));
-            int count = Integer.parseInt(raw.fields.getOrDefault("streak-refusals", "1"));
-            for (int i = 1; i < count; i++) {
-                scratch.recordRefusal(host, start, lastSent, OptionalLong.empty(), false);
-            }
-        }
-        return scratch.read(host);
+    private boolean fleetStreakSeen(String host) {
+        HostKnowledge seen = fleet.seen(host);
+        return seen != null && seen.openStreak().isPresent();
     }
 
-    private static FinishedStreak finished(StreakRecord record, long startedAt) {
-        return FinishedStreak.of(startedAt, record.hadHeader() ? OptionalLong.of(record.headerMillis()) : OptionalLong.empty(),
-                record.lastRefusedMillis(), record.recoveredByMillis(), record.whilePaced());
-    }
-
-    /** A finished streak into a store, through the operations that make one: its first refusal, then its recovery. */
-    private static void replayFinished(InMemoryKnowledgeStore store, String host, FinishedStreak s) {
-        store.recordRefusal(host, s.startedAtMillis(), s.startedAtMillis() + s.lastRefusedAfterMillis(), s.headerMillis(), s.whilePaced());
-        store.recordRecovery(host, s.startedAtMillis() + s.recoveredByMillis());
+    /** The fleet's answer to this JVM's refusal at {@code moment}, if that is the latest it saw of {@code host}. */
+    private RedisFleet.FleetRefusal refusalAt(String host, long moment) {
+        RedisFleet.FleetRefusal seen = rules.isShared(host) ? refusals.get(host) : null;
+        return seen != null && seen.at == moment ? seen : null;
     }
 
     private Object lockOf(String host) {
         Object lock = locks.get(host);
         return lock != null ? lock : locks.computeIfAbsent(host, h -> new Object());
-    }
-
-    private static final class RefusalSeen {
-        final long at;
-        final RedisHostKnowledge.FleetRefusal refusal;
-
-        RefusalSeen(long at, RedisHostKnowledge.FleetRefusal refusal) {
-            this.at = at;
-            this.refusal = refusal;
-        }
     }
 }

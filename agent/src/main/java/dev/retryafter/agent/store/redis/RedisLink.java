@@ -74,7 +74,6 @@ final class RedisLink implements AutoCloseable {
         };
     }
 
-    private final RedisAddress address;
     private final JedisPool pool;
     private final OutageLines outages;
     private final CommandRefusals refusals;
@@ -97,7 +96,6 @@ final class RedisLink implements AutoCloseable {
     private long retryMillis;
 
     RedisLink(RedisAddress address, int timeoutMillis, long steadyMillis, Events events) {
-        this.address = address;
         this.outages = new OutageLines(address.toString(), events, UNSTEADY_REMINDER_MILLIS);
         this.refusals = new CommandRefusals(address.toString(), events);
         this.steadyMillis = steadyMillis;
@@ -128,10 +126,6 @@ final class RedisLink implements AutoCloseable {
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, new DaemonThreads("retry-after-agent-fleet-store"));
         executor.setRemoveOnCancelPolicy(true);
         this.prober = executor;
-    }
-
-    RedisAddress address() {
-        return address;
     }
 
     /** Runs when Redis answers again after the circuit opened, before it closes: see {@link #mergedBack}. */

@@ -56,14 +56,14 @@ class RedisDataErrorTest {
         }
     }
 
-    private RedisHostKnowledge fleet() {
-        RedisHostKnowledge fleet = new RedisHostKnowledge(server.address(), "data", clock,
-                new RedisHostKnowledge.Options().refreshMillis(50).keptLocalMillis(KEPT_LOCAL_MILLIS), events);
+    private RedisFleet fleet() {
+        RedisFleet fleet = new RedisFleet(server.address(), "data", clock,
+                new RedisFleet.Options().refreshMillis(50).keptLocalMillis(KEPT_LOCAL_MILLIS), events);
         opened.add(0, fleet);
         return fleet;
     }
 
-    private RedisKnowledgeStore store(RedisHostKnowledge fleet) {
+    private RedisKnowledgeStore store(RedisFleet fleet) {
         return new RedisKnowledgeStore(fleet, clock, new RedisKnowledgeStore.HostRules() {
             @Override
             public boolean isShared(String host) {
@@ -97,14 +97,15 @@ class RedisDataErrorTest {
 
     @Test
     void outOfMemoryIsOneWarnAndTheHostStaysInThisJvmWithoutARoundTripPerRequestThenGoesBack() throws Exception {
-        RedisHostKnowledge fleet = fleet();
+        RedisFleet fleet = fleet();
         RedisKnowledgeStore store = store(fleet);
-        assertTrue(fleet.reserve(HOST, 0, 60_000, 60_000).isPresent());
+        assertTrue(fleet.reserve(HOST, clock.millis(), 0, 60_000, 60_000).isPresent());
         assertEquals("OK", jedis.configSet("maxmemory-policy", "noeviction"));
         assertEquals("OK", jedis.configSet("maxmemory", "1"));
 
         long refusedAt = clock.millis();
         store.imposeNotBefore(HOST, refusedAt + WAIT_MILLIS); // a refusal's wait: Redis refuses the write
+        fleet.refresh(); // waits for a refresh already under way when Redis refused: the count starts after it
         long before = commandsProcessed();
         for (int i = 0; i < 200; i++) {
             assertTrue(goesAt(store) >= refusedAt + WAIT_MILLIS, "the wait holds in this JVM");
@@ -131,7 +132,7 @@ class RedisDataErrorTest {
 
     @Test
     void keysOfAnotherTypeAreReplacedAndGarbageInFieldsReadsAsNone() throws Exception {
-        RedisHostKnowledge fleet = fleet();
+        RedisFleet fleet = fleet();
         RedisKnowledgeStore store = store(fleet);
         String hash = fleet.hashKey(HOST);
         jedis.set(hash, "another writer's"); // no expiry: broken for ever unless replaced
@@ -140,7 +141,10 @@ class RedisDataErrorTest {
         long refusedAt = clock.millis();
         store.imposeNotBefore(HOST, refusedAt + WAIT_MILLIS);
         assertEquals("hash", jedis.type(hash), "replaced, and the wait written to it");
-        assertTrue(fleet.recordStreak(HOST, StreakRecord.withHeader(1000, 200, 400, false, 5000)));
+        dev.retryafter.agent.engine.InMemoryKnowledgeStore streak = new dev.retryafter.agent.engine.InMemoryKnowledgeStore();
+        streak.recordRefusal(HOST, refusedAt - 5000, refusedAt - 4800, OptionalLong.of(1000), false);
+        streak.recordRecovery(HOST, refusedAt - 4600);
+        assertTrue(fleet.merge(HOST, streak.read(HOST)));
         assertEquals("list", jedis.type(hash + ":streaks"));
         RedisKnowledgeStore other = store(fleet());
         assertTrue(goesAt(other) >= refusedAt + WAIT_MILLIS - 100, "the fleet has the wait");

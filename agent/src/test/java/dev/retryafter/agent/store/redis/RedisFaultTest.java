@@ -1,12 +1,16 @@
 package dev.retryafter.agent.store.redis;
 
 import dev.retryafter.agent.engine.Clock;
+import dev.retryafter.agent.engine.HostKnowledge;
+import dev.retryafter.agent.engine.InMemoryKnowledgeStore;
+import dev.retryafter.agent.engine.PaceSchedule;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,29 +51,45 @@ class RedisFaultTest {
     /** An outage is over once Redis has answered this long: long beside a flap of the tests, short beside their patience. */
     private static final long STEADY_MILLIS = 3000;
 
-    private RedisHostKnowledge store(RedisAddress address) {
-        RedisHostKnowledge store = new RedisHostKnowledge(address, "faults", Clock.system(),
-                new RedisHostKnowledge.Options().refreshMillis(50).steadyMillis(STEADY_MILLIS), events);
+    private RedisFleet store(RedisAddress address) {
+        RedisFleet store = new RedisFleet(address, "faults", Clock.system(),
+                new RedisFleet.Options().refreshMillis(50).steadyMillis(STEADY_MILLIS), events);
         opened.add(0, store);
         return store;
     }
 
+    /** Knowledge with every part: a merge of it writes every field. */
+    private static final HostKnowledge EVERYTHING;
+
+    static {
+        long now = System.currentTimeMillis();
+        InMemoryKnowledgeStore scratch = new InMemoryKnowledgeStore();
+        scratch.recordRefusal(HOST, now - 100, now - 101, OptionalLong.of(1000), true);
+        scratch.recordRecovery(HOST, now - 50);
+        scratch.recordRefusal(HOST, now, now - 1, OptionalLong.empty(), false);
+        scratch.holdUntil(HOST, now + TimeUnit.DAYS.toMillis(1), "reason");
+        scratch.reserveSlot(HOST, now, 100, 0);
+        scratch.learn(HOST, now, Optional.of(new PaceSchedule(5.0, now, 4000)), OptionalInt.of(10));
+        scratch.forgetCostsBefore(HOST, now - 100);
+        scratch.distrustHints(HOST, "they lie");
+        EVERYTHING = scratch.read(HOST);
+    }
+
+    private static OptionalLong reserve(RedisFleet store) {
+        return store.reserve(HOST, System.currentTimeMillis(), 100, 1000, 2000);
+    }
+
     /** Runs every operation once and returns the longest any took; none may throw. */
-    private static long everyOperation(RedisHostKnowledge store) {
+    private static long everyOperation(RedisFleet store) {
         long longest = 0;
         List<Runnable> operations = List.of(
-                () -> store.reserve(HOST, 100, 1000, 2000),
-                () -> store.imposeNotBefore(HOST, 1000),
-                () -> store.holdFor(HOST, 1000, "reason"),
-                () -> store.recordStreak(HOST, StreakRecord.withHeader(1, 2, 3, true, 0)),
-                () -> store.recordLearned(HOST, 0, java.util.OptionalInt.of(10), 5.0, 4000, 0),
-                () -> store.onRefusal(HOST, 2000, 0, OptionalLong.of(1000), true),
-                () -> store.onAdmitted(HOST, 2000, 0),
-                () -> store.bookNextSlotAtLeast(HOST, 100),
-                () -> store.forgetCostsBefore(HOST, 100),
+                () -> reserve(store),
+                () -> store.merge(HOST, EVERYTHING),
+                () -> store.refusal(HOST, System.currentTimeMillis(), 2000, System.currentTimeMillis(), OptionalLong.of(1000), true),
+                () -> store.recovery(HOST, System.currentTimeMillis(), System.currentTimeMillis()),
                 () -> store.read(HOST),
                 () -> store.admitted(HOST, 2000),
-                () -> store.cached(HOST));
+                () -> store.seen(HOST));
         for (Runnable operation : operations) {
             long start = System.nanoTime();
             operation.run();
@@ -89,24 +109,24 @@ class RedisFaultTest {
     @Test
     void killedRedisAnswersUnavailableAtOnceAndOneLineSaysSoThenRestartedEmptyItSharesAgain() throws Exception {
         RedisServer server = server();
-        RedisHostKnowledge store = store(server.address());
+        RedisFleet store = store(server.address());
         AtomicInteger merges = new AtomicInteger();
         store.onRestored(merges::incrementAndGet);
-        assertEquals(0, store.reserve(HOST, 100, 1000, 2000).getAsLong());
-        store.imposeNotBefore(HOST, 60_000);
+        assertEquals(0, reserve(store).getAsLong());
+        store.merge(HOST, EVERYTHING);
 
         server.kill();
         long first = everyOperation(store);
         assertTrue(first < BOUND_MILLIS, "the first operations on a dead Redis took " + first + " ms");
         assertFalse(store.isAvailable());
-        assertEquals(OptionalLong.empty(), store.reserve(HOST, 100, 1000, 2000), "unavailable, not a guess");
-        assertEquals(Optional.empty(), store.read(HOST));
+        assertEquals(OptionalLong.empty(), reserve(store), "unavailable, not a guess");
+        assertEquals(null, store.read(HOST));
         for (int i = 0; i < 20; i++) {
             assertTrue(everyOperation(store) < BOUND_MILLIS);
         }
         long start = System.nanoTime();
         for (int i = 0; i < 1000; i++) {
-            store.reserve(HOST, 100, 1000, 2000);
+            reserve(store);
         }
         long thousand = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertTrue(thousand < BOUND_MILLIS, "while the circuit is open no call pays the timeout: 1000 took " + thousand + " ms");
@@ -124,26 +144,23 @@ class RedisFaultTest {
         assertTrue(events.restored.get(0).contains("one interruption"), events.restored.get(0));
 
         // Restarted empty: the not-before is gone, the scripts are loaded again, the schedule is shared again.
-        assertEquals(0, store.reserve(HOST, 100, 1000, 2000).getAsLong());
-        long second = store.reserve(HOST, 100, 1000, 2000).getAsLong();
+        assertEquals(0, reserve(store).getAsLong());
+        long second = reserve(store).getAsLong();
         assertTrue(second > 0 && second <= 100, "booked behind the first again: " + second);
-        store.imposeNotBefore(HOST, 5000);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (store.cached(HOST).isQuietAt(System.currentTimeMillis()) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertFalse(store.cached(HOST).isQuietAt(System.currentTimeMillis()), "the cache refreshes again");
+        await(() -> !store.seen(HOST).isHeldAt(System.currentTimeMillis()), "the view of the fleet refreshes again: empty");
+        store.merge(HOST, EVERYTHING);
+        await(() -> store.seen(HOST).isHeldAt(System.currentTimeMillis()), "and then sees what was merged since");
     }
 
     @Test
     void aPausedRedisCostsOneTimeoutThenNothing() throws Exception {
         RedisServer server = server();
-        RedisHostKnowledge store = store(server.address());
-        assertTrue(store.imposeNotBefore(HOST, 1000).isPresent());
+        RedisFleet store = store(server.address());
+        assertTrue(store.merge(HOST, EVERYTHING));
         server.pause();
         try {
             long start = System.nanoTime();
-            OptionalLong reply = store.reserve(HOST, 100, 1000, 2000);
+            OptionalLong reply = reserve(store);
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertEquals(OptionalLong.empty(), reply);
             assertTrue(took < BOUND_MILLIS, "a Redis that does not answer cost " + took + " ms");
@@ -152,7 +169,7 @@ class RedisFaultTest {
             }
             start = System.nanoTime();
             for (int i = 0; i < 100; i++) {
-                store.reserve(HOST, 100, 1000, 2000);
+                reserve(store);
             }
             long hundred = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertTrue(hundred < BOUND_MILLIS, "the circuit is open: 100 calls cost " + hundred + " ms, not 100 timeouts");
@@ -161,7 +178,7 @@ class RedisFaultTest {
             server.resume();
         }
         await(store::isAvailable, "back once it answers");
-        assertTrue(store.read(HOST).isPresent());
+        assertTrue(store.read(HOST) != null);
         await(() -> !events.restored.isEmpty(), "a line once it has answered steadily");
         assertEquals(1, events.restored.size());
     }
@@ -169,30 +186,30 @@ class RedisFaultTest {
     @Test
     void aSingleSlowAnswerIsNotAnOutage() throws Exception {
         RedisServer server = server();
-        RedisHostKnowledge store = store(server.address());
-        assertTrue(store.reserve(HOST, 100, 1000, 2000).isPresent());
+        RedisFleet store = store(server.address());
+        assertTrue(reserve(store).isPresent());
         server.pause();
         try {
-            assertEquals(OptionalLong.empty(), store.reserve(HOST, 100, 1000, 2000), "this call timed out");
+            assertEquals(OptionalLong.empty(), reserve(store), "this call timed out");
         } finally {
             server.resume();
         }
         assertTrue(store.isAvailable(), "one timeout does not open the circuit");
-        assertTrue(store.reserve(HOST, 100, 1000, 2000).isPresent(), "the next call reaches Redis");
+        assertTrue(reserve(store).isPresent(), "the next call reaches Redis");
         assertEquals(List.of(), events.all(), "and nothing is said of it");
     }
 
     @Test
     void aFlappingRedisIsOneOutageOfTwoLinesWithItsLengthAndFailedCalls() throws Exception {
         RedisServer server = server();
-        RedisHostKnowledge store = store(server.address());
-        assertTrue(store.reserve(HOST, 100, 1000, 2000).isPresent());
+        RedisFleet store = store(server.address());
+        assertTrue(reserve(store).isPresent());
         int flaps = 5;
         for (int i = 0; i < flaps; i++) {
             server.pause();
             try {
                 await(() -> {
-                    store.reserve(HOST, 100, 1000, 2000);
+                    reserve(store);
                     return !store.isAvailable();
                 }, "the circuit opens while Redis does not answer");
             } finally {
@@ -216,7 +233,7 @@ class RedisFaultTest {
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             port = socket.getLocalPort();
         }
-        RedisHostKnowledge store = store(RedisAddress.parse("redis://127.0.0.1:" + port));
+        RedisFleet store = store(RedisAddress.parse("redis://127.0.0.1:" + port));
         for (int i = 0; i < 20; i++) {
             assertTrue(everyOperation(store) < BOUND_MILLIS);
         }
@@ -229,11 +246,11 @@ class RedisFaultTest {
         RedisServer server = RedisServer.start(password);
         opened.add(server);
         RedisAddress right = RedisAddress.parse("redis://:" + password + "@127.0.0.1:" + server.port());
-        RedisHostKnowledge good = store(right);
-        assertTrue(good.reserve(HOST, 100, 1000, 2000).isPresent(), "the password from the address is used");
+        RedisFleet good = store(right);
+        assertTrue(reserve(good).isPresent(), "the password from the address is used");
 
         String wrong = "wrong-" + password;
-        RedisHostKnowledge bad = store(right.withPassword(wrong));
+        RedisFleet bad = store(right.withPassword(wrong));
         for (int i = 0; i < 5; i++) {
             assertTrue(everyOperation(bad) < BOUND_MILLIS);
         }

@@ -41,14 +41,14 @@ class RedisFloorTest {
         return server;
     }
 
-    private RedisHostKnowledge fleet(RedisServer server) {
-        RedisHostKnowledge fleet = new RedisHostKnowledge(server.address(), "floor", clock,
-                new RedisHostKnowledge.Options().refreshMillis(50), new RecordingEvents());
+    private RedisFleet fleet(RedisServer server) {
+        RedisFleet fleet = new RedisFleet(server.address(), "floor", clock,
+                new RedisFleet.Options().refreshMillis(50), new RecordingEvents());
         opened.add(0, fleet);
         return fleet;
     }
 
-    private RedisKnowledgeStore store(RedisHostKnowledge fleet) {
+    private RedisKnowledgeStore store(RedisFleet fleet) {
         return new RedisKnowledgeStore(fleet, clock, new RedisKnowledgeStore.HostRules() {
             @Override
             public boolean isShared(String host) {
@@ -71,7 +71,7 @@ class RedisFloorTest {
     @Test
     void aWaitImposedWhileRedisWasAwayHoldsForARequestAskingAsItComesBack() throws Exception {
         RedisServer server = server();
-        RedisHostKnowledge fleet = fleet(server);
+        RedisFleet fleet = fleet(server);
         RedisKnowledgeStore[] store = new RedisKnowledgeStore[1];
         List<Long> askedOnReturn = new CopyOnWriteArrayList<>();
         // Registered before the store's own merge-back, so it runs first: a request thread asks while
@@ -86,11 +86,11 @@ class RedisFloorTest {
             }
         });
         store[0] = store(fleet);
-        assertTrue(fleet.reserve(HOST, 0, 60_000, 60_000).isPresent(), "Redis answers at first");
+        assertTrue(fleet.reserve(HOST, clock.millis(), 0, 60_000, 60_000).isPresent(), "Redis answers at first");
 
         server.kill();
         await(() -> {
-            fleet.reserve(HOST, 0, 60_000, 60_000);
+            fleet.reserve(HOST, clock.millis(), 0, 60_000, 60_000);
             return !fleet.isAvailable();
         }, "the circuit opens on a dead Redis");
         long refusedAt = clock.millis();

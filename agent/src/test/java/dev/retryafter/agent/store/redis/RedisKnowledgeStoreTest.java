@@ -8,6 +8,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -55,21 +56,29 @@ class RedisKnowledgeStoreTest {
         }
     }
 
-    private RedisKnowledgeStore jvm(RedisServer redis, long refreshMillis) {
-        Clock clock = Clock.system();
-        RedisHostKnowledge shared = new RedisHostKnowledge(redis.address(), fleet, clock,
-                new RedisHostKnowledge.Options().timeoutMillis(2000).refreshMillis(refreshMillis), new RecordingEvents());
-        RedisKnowledgeStore store = new RedisKnowledgeStore(shared, clock, new RedisKnowledgeStore.HostRules() {
-            @Override
-            public boolean isShared(String host) {
-                return !host.equals(OWN);
-            }
+    /** Every host but {@link #OWN} is the fleet's. */
+    private static final RedisKnowledgeStore.HostRules RULES = new RedisKnowledgeStore.HostRules() {
+        @Override
+        public boolean isShared(String host) {
+            return !host.equals(OWN);
+        }
 
-            @Override
-            public long windowMillis(String host) {
-                return WINDOW;
-            }
-        });
+        @Override
+        public long windowMillis(String host) {
+            return WINDOW;
+        }
+    };
+
+    private RedisKnowledgeStore jvm(RedisServer redis, long refreshMillis) {
+        return jvm(fleet(redis, new RedisFleet.Options().timeoutMillis(2000).refreshMillis(refreshMillis)));
+    }
+
+    private RedisFleet fleet(RedisServer redis, RedisFleet.Options options) {
+        return new RedisFleet(redis.address(), fleet, Clock.system(), options, new RecordingEvents());
+    }
+
+    private RedisKnowledgeStore jvm(RedisFleet shared) {
+        RedisKnowledgeStore store = new RedisKnowledgeStore(shared, Clock.system(), RULES);
         opened.add(0, store);
         return store;
     }
@@ -176,5 +185,42 @@ class RedisKnowledgeStoreTest {
         }
         long remaining = b.read(HOST).notBefore().getAsLong() - now();
         assertTrue(remaining > 10_000, "a's wait, learned while Redis was gone, reached the fleet: " + remaining);
+    }
+
+    @Test
+    void aQuietHostCostsNoRoundTripAndAnotherJvmsWaitReachesThisJvmWithTheRefresh() throws Exception {
+        // The request path alone: no refresh but the test's own, and no background trip for the successes' count.
+        RedisFleet quiet = fleet(server, new RedisFleet.Options().timeoutMillis(2000).refreshMillis(3_600_000).countsOnlyWithTheRefresh());
+        RedisKnowledgeStore a = jvm(quiet);
+        RedisKnowledgeStore b = jvm(server, 3_600_000);
+        a.read(HOST); // asked about: refreshed from now on
+        quiet.refresh();
+        try (Jedis jedis = new Jedis("127.0.0.1", server.port())) {
+            long before = commandsProcessed(jedis);
+            for (int i = 0; i < 1000; i++) {
+                long now = now();
+                assertEquals(0, a.reserveSlot(HOST, now, 0, 60_000));
+                a.recordAdmitted(HOST, now);
+                assertFalse(a.recordRecovery(HOST, now).isPresent());
+                a.read(HOST);
+            }
+            long after = commandsProcessed(jedis);
+            assertEquals(1, after - before, "only the INFO of this test itself reached Redis");
+        }
+        b.imposeNotBefore(HOST, now() + 5000);
+        assertFalse(a.read(HOST).notBefore().isPresent(), "not yet refreshed");
+        quiet.refresh();
+        long remaining = a.read(HOST).notBefore().getAsLong() - now();
+        assertTrue(remaining > 3000 && remaining <= 5100, "b's not-before, in a's copy: " + remaining);
+        assertTrue(a.reserveSlot(HOST, now(), 0, 60_000) > 3000, "and a waits for it");
+    }
+
+    private static long commandsProcessed(Jedis jedis) {
+        for (String line : jedis.info("stats").split("\r\n")) {
+            if (line.startsWith("total_commands_processed:")) {
+                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        throw new AssertionError("no total_commands_processed in INFO");
     }
 }

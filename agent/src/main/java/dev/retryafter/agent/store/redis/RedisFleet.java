@@ -1,0 +1,602 @@
+package dev.retryafter.agent.store.redis;
+
+import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.engine.Clock;
+import dev.retryafter.agent.engine.DaemonThreads;
+import dev.retryafter.agent.engine.FinishedStreak;
+import dev.retryafter.agent.engine.HostKnowledge;
+import dev.retryafter.agent.engine.OpenStreak;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+
+import static dev.retryafter.agent.store.redis.KnowledgeEncoding.integer;
+import static dev.retryafter.agent.store.redis.KnowledgeEncoding.number;
+import static dev.retryafter.agent.store.redis.KnowledgeEncoding.text;
+
+/**
+ * A fleet's knowledge in one Redis, in the engine's terms: each operation is one script of
+ * {@link FleetScripts}, atomic and timed by Redis's clock, whose arguments and answers are the
+ * engine's {@link HostKnowledge} and streaks on this JVM's clock ({@link KnowledgeEncoding}). Keys,
+ * all under the fleet's hash tag so that a cluster keeps a fleet in one slot:
+ * <pre>
+ *   retry-after:{FLEET}:host:HOST:PORT            hash: next, nb, hold, hold-reason, holds, refused-at,
+ *                                                 refusals, admitted, admitted-at-refusal, ceiling, rate,
+ *                                                 cycle, epoch, learned-at, costs-since, hints-distrusted,
+ *                                                 streak-start, -header, -sent, -refusals, -paced, v
+ *   retry-after:{FLEET}:host:HOST:PORT:streaks    list: finished streaks, newest first, bounded
+ *   retry-after:{FLEET}:host:HOST:PORT:admitted   hash: successes per bucket of server time
+ * </pre>
+ * Every write renews its key's expiry, so a host nobody asks about any more leaves Redis by itself.
+ *
+ * <p>Nothing here throws or waits long: every script goes through {@link #call}, which answers within
+ * about the timeout or with null ("unavailable"), and the caller carries on with its own knowledge.
+ * A host whose moments are all past costs no round trip: {@link #seen} answers from what a background
+ * thread reads every {@code refreshMillis}, a trip that also carries the successes counted meanwhile.
+ */
+public final class RedisFleet implements AutoCloseable {
+
+    /** Fleet names go inside a hash tag and a key: no braces, no spaces. */
+    private static final Pattern FLEET_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+    /** How long a host stays in Redis after its last write; the state file's default age limit. */
+    public static final long DEFAULT_TTL_MILLIS = TimeUnit.DAYS.toMillis(7);
+    public static final long DEFAULT_REFRESH_MILLIS = 200;
+    /** A host not asked about for this long is no longer refreshed. */
+    static final long INTEREST_MILLIS = 60_000;
+    /**
+     * A host whose command Redis refused for its data (out of memory, say) stays in this JVM this
+     * long before Redis is asked again: a refusal that lasts costs a round trip every 30 s, not every request.
+     */
+    static final long DEFAULT_KEPT_LOCAL_MILLIS = 30_000;
+    static final long EARLY_FLUSH_MILLIS = 25;
+    /** How finely a host's last use is kept: it only decides, to the minute, which hosts are refreshed. */
+    private static final long ASKED_GRAIN_MILLIS = 1000;
+
+    private final RedisLink link;
+    private final String fleet;
+    private final Clock clock;
+    private final Options options;
+    private final ConcurrentHashMap<String, Host> hosts = new ConcurrentHashMap<>();
+    private final List<Consumer<String>> hostRestored = new CopyOnWriteArrayList<>();
+    private final ScheduledExecutorService refresher;
+    /** A trip asked of the refresher and not yet made: successes counted meanwhile go with it. */
+    private final AtomicBoolean flushQueued = new AtomicBoolean();
+    private volatile long lastEarlyFlushNanos = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
+    /**
+     * Held while a refresh or a refusal takes this JVM's counted successes and carries them to Redis:
+     * a refusal's ceiling must not be read while a refresh that took the count is still on its way.
+     */
+    private final Object countingTrips = new Object();
+    private volatile boolean readLoaded;
+
+    /** The options a fleet store is made with; the defaults suit a loopback or same-zone Redis. */
+    public static final class Options {
+        int timeoutMillis = RedisLink.DEFAULT_TIMEOUT_MILLIS;
+        long ttlMillis = DEFAULT_TTL_MILLIS;
+        long refreshMillis = DEFAULT_REFRESH_MILLIS;
+        boolean countsAtOnce = true;
+        boolean timedByCaller;
+        long steadyMillis = RedisLink.DEFAULT_STEADY_MILLIS;
+        long keptLocalMillis = DEFAULT_KEPT_LOCAL_MILLIS;
+
+        /**
+         * For tests in virtual time only: the scripts take "now" from the store's clock (or the moment
+         * an operation names) instead of Redis's {@code TIME}. Everything else is as in production.
+         */
+        public Options timedByCaller() {
+            this.timedByCaller = true;
+            return this;
+        }
+
+        public Options timeoutMillis(int millis) {
+            if (millis < 1) {
+                throw new IllegalArgumentException("the store timeout must be at least 1 ms");
+            }
+            this.timeoutMillis = millis;
+            return this;
+        }
+
+        public Options ttlMillis(long millis) {
+            this.ttlMillis = Math.max(1000, millis);
+            return this;
+        }
+
+        /** Off: a success's count waits for the next refresh or operation; for a test of the request path alone. */
+        public Options countsOnlyWithTheRefresh() {
+            this.countsAtOnce = false;
+            return this;
+        }
+
+        /** For tests: how long a host stays in this JVM after Redis refused one of its commands (out of memory...). */
+        Options keptLocalMillis(long millis) {
+            this.keptLocalMillis = Math.max(1, millis);
+            return this;
+        }
+
+        /** For tests: how long Redis must answer steadily before an outage is over and said to be. */
+        Options steadyMillis(long millis) {
+            this.steadyMillis = Math.max(1, millis);
+            return this;
+        }
+
+        public Options refreshMillis(long millis) {
+            this.refreshMillis = Math.max(10, millis);
+            return this;
+        }
+    }
+
+    /** The fleet's answer to a refusal at {@code at}: its streak as it stands, the ceiling, whether this refusal opened the streak. */
+    static final class FleetRefusal {
+        final long at;
+        final OpenStreak streak;
+        final int ceiling;
+        final boolean first;
+
+        FleetRefusal(long at, OpenStreak streak, int ceiling, boolean first) {
+            this.at = at;
+            this.streak = streak;
+            this.ceiling = ceiling;
+            this.first = first;
+        }
+    }
+
+    /** How one script's answer reads; {@code base} is this JVM's now as the answer came. */
+    private interface Answer<T> {
+        T read(Object reply, long base);
+    }
+
+    /** Starts no connection yet: the first operation connects, and a Redis not there yet only opens the circuit. */
+    public static RedisFleet connect(RedisAddress address, String fleet, Clock clock, Options options) {
+        return new RedisFleet(address, fleet, clock, options, RedisLink.Events.LOG);
+    }
+
+    RedisFleet(RedisAddress address, String fleet, Clock clock, Options options, RedisLink.Events events) {
+        this.fleet = checkedFleet(fleet);
+        this.clock = Objects.requireNonNull(clock);
+        this.options = options;
+        this.link = new RedisLink(address, options.timeoutMillis, options.steadyMillis, events);
+        this.link.onRestored(() -> readLoaded = false); // a Redis restarted empty has no scripts either
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, new DaemonThreads("retry-after-agent-fleet-refresh"));
+        executor.scheduleWithFixedDelay(this::refreshSafely, options.refreshMillis, options.refreshMillis, TimeUnit.MILLISECONDS);
+        this.refresher = executor;
+    }
+
+    /** Throws IllegalArgumentException, with a message fit for the user, for a name that cannot be a key. */
+    public static String checkedFleet(String fleet) {
+        if (fleet == null || !FLEET_NAME.matcher(fleet).matches()) {
+            throw new IllegalArgumentException("'" + fleet + "' is not a fleet name; use letters, digits, '.', '_' "
+                    + "and '-', at most 64");
+        }
+        return fleet;
+    }
+
+    /** Whether operations reach Redis now; false while the circuit is open. */
+    public boolean isAvailable() {
+        return link.isAvailable();
+    }
+
+    /**
+     * Runs on the store's own thread when Redis answers again after being unavailable, so that the
+     * caller can merge back what it learned meanwhile. Its calls reach Redis; every other caller's find
+     * the store unavailable until it is done, and if one of its calls fails, it runs again at the next reconnection.
+     */
+    public void onRestored(Runnable merge) {
+        link.onRestored(merge);
+    }
+
+    /**
+     * Runs, on the caller's thread, with a host whose commands Redis refused (out of memory, say) when
+     * it is asked of Redis again, before that: what this JVM learned of it meanwhile can go first.
+     */
+    public void onHostRestored(Consumer<String> merge) {
+        hostRestored.add(merge);
+    }
+
+    /** The key of the host's hash, as the scripts use it: {@code retry-after:{fleet}:host:HOST:PORT}. */
+    public String hashKey(String host) {
+        return host(host).hash;
+    }
+
+    /**
+     * Books the next slot on the fleet's one schedule for {@code host}, one {@code intervalMillis}
+     * after the previous booking by any JVM, no sooner than the fleet's not-before, and no further
+     * off than {@code maxWaitMillis}. Returns how long to wait for it; empty when Redis is unavailable.
+     * Also carries this JVM's successes counted since the last trip, for the fleet's ceiling.
+     */
+    public OptionalLong reserve(String host, long now, long intervalMillis, long maxWaitMillis, long windowMillis) {
+        Host h = host(host);
+        h.asked(clock.millis(), windowMillis);
+        int pending = h.pendingAdmitted.getAndSet(0);
+        Long wait = call(h, FleetScripts.RESERVE, now, pending, (reply, base) -> {
+            List<?> v = (List<?>) reply;
+            long booked = Math.max(0, integer(v.get(0)));
+            h.saw(KnowledgeEncoding.moments(base, integer(v.get(1)), booked + intervalMillis, integer(v.get(2)), text(v.get(3))), true);
+            return booked;
+        }, Arrays.asList(h.hash, h.admitted), Long.toString(options.ttlMillis), Long.toString(Math.max(0, intervalMillis)),
+                Long.toString(Math.max(0, maxWaitMillis)), Integer.toString(pending), Long.toString(bucketMillis(windowMillis)),
+                Long.toString(windowMillis));
+        return wait == null ? OptionalLong.empty() : OptionalLong.of(wait);
+    }
+
+    /** {@code known} merged into the fleet's, as {@link HostKnowledge#mergedWith} merges. False when unavailable. */
+    public boolean merge(String host, HostKnowledge known) {
+        if (known.equals(HostKnowledge.NONE)) {
+            return true; // nothing to merge
+        }
+        Host h = host(host);
+        long now = clock.millis();
+        List<String> args = new ArrayList<>();
+        args.add(Long.toString(options.ttlMillis));
+        args.add(Integer.toString(HostKnowledge.MAX_STREAKS));
+        args.addAll(KnowledgeEncoding.mergeArguments(known, now));
+        return call(h, FleetScripts.MERGE, now, 0, (reply, base) -> Boolean.TRUE, Arrays.asList(h.hash, h.streaks),
+                args.toArray(new String[0])) != null;
+    }
+
+    /**
+     * A refusal at {@code now} of a request sent at {@code sentAt}: counted into the fleet's open
+     * streak, or opening one, with the fleet's ceiling: the successes every JVM saw since the window
+     * began or since the fleet's previous refusal, whichever is later. Null when unavailable.
+     */
+    FleetRefusal refusal(String host, long now, long windowMillis, long sentAt, OptionalLong headerMillis, boolean whilePaced) {
+        Host h = host(host);
+        h.asked(clock.millis(), windowMillis);
+        synchronized (countingTrips) { // after any refresh that took this JVM's count: the ceiling must include it
+            int pending = h.pendingAdmitted.getAndSet(0);
+            return call(h, FleetScripts.REFUSAL, now, pending, (reply, base) -> {
+                List<?> v = (List<?>) reply;
+                OpenStreak streak = OpenStreak.of(now - Math.max(0, integer(v.get(3))), number(text(v.get(4))),
+                        now - Math.max(0, integer(v.get(5))), (int) Math.max(1, integer(v.get(6))), "1".equals(text(v.get(7))));
+                h.saw(KnowledgeEncoding.streaks(Optional.of(streak), Collections.<FinishedStreak>emptyList()), false);
+                return new FleetRefusal(now, streak, (int) integer(v.get(0)), integer(v.get(2)) == 1);
+            }, Arrays.asList(h.hash, h.admitted), Long.toString(options.ttlMillis), Integer.toString(pending),
+                    Long.toString(bucketMillis(windowMillis)), Long.toString(windowMillis), Long.toString(now - sentAt),
+                    KnowledgeEncoding.header(headerMillis), whilePaced ? "1" : "0");
+        }
+    }
+
+    /**
+     * A success at {@code now} to a request sent at {@code sentAt}: if the fleet has a streak open that
+     * began before it went out, the streak is over, joins the fleet's finished ones, and is returned;
+     * empty if none ended (none open, or sent before it began). Null when unavailable.
+     */
+    Optional<FinishedStreak> recovery(String host, long now, long sentAt) {
+        Host h = host(host);
+        return call(h, FleetScripts.RECOVERY, now, 0, (reply, base) -> {
+            List<?> v = (List<?>) reply;
+            if (integer(v.get(0)) == 0) {
+                return Optional.<FinishedStreak>empty(); // sent before the streak began, or another JVM closed it
+            }
+            HostKnowledge seen = h.seen;
+            if (seen != null) {
+                h.seen = KnowledgeEncoding.withoutOpenStreak(seen);
+            }
+            return Optional.of(FinishedStreak.of(now - Math.max(0, integer(v.get(1))), number(text(v.get(2))),
+                    Math.max(0, integer(v.get(3))), Math.max(0, integer(v.get(4))), "1".equals(text(v.get(5)))));
+        }, Arrays.asList(h.hash, h.streaks), Long.toString(options.ttlMillis), Integer.toString(HostKnowledge.MAX_STREAKS),
+                Long.toString(now - sentAt));
+    }
+
+    /** Everything the fleet knows of {@code host}, on this JVM's clock; null when unavailable. */
+    public HostKnowledge read(String host) {
+        Host h = host(host);
+        long now = clock.millis();
+        return call(h, FleetScripts.READ, now, 0, KnowledgeOfHost.INSTANCE, Arrays.asList(h.hash, h.streaks, h.admitted), "0",
+                Long.toString(bucketMillis(h.windowMillis)), Long.toString(h.windowMillis));
+    }
+
+    /** The READ script's answer as the engine's knowledge. */
+    private static final class KnowledgeOfHost implements Answer<HostKnowledge> {
+        static final KnowledgeOfHost INSTANCE = new KnowledgeOfHost();
+
+        @Override
+        public HostKnowledge read(Object reply, long base) {
+            List<?> parts = (List<?>) reply;
+            List<?> flat = (List<?>) parts.get(1);
+            Map<String, String> fields = new HashMap<>();
+            for (int i = 0; i + 1 < flat.size(); i += 2) {
+                fields.put(text(flat.get(i)), text(flat.get(i + 1)));
+            }
+            List<String> streaks = new ArrayList<>();
+            for (Object stored : (List<?>) parts.get(2)) {
+                streaks.add(text(stored));
+            }
+            return KnowledgeEncoding.decode(fields, streaks, Long.parseLong(text(parts.get(0))), base);
+        }
+    }
+
+    /**
+     * What the fleet knew of {@code host} at the last refresh, with what this JVM's trips have told of
+     * it since, without a round trip; asking keeps it refreshed. Null before it was first refreshed.
+     */
+    public HostKnowledge seen(String host) {
+        Host h = host(host);
+        h.asked(clock.millis(), 0);
+        return h.seen;
+    }
+
+    /**
+     * A success from {@code host}: counted here, carried to Redis with the next trip. Costs no round
+     * trip on the request path. On a host of a short window, the first success since the last trip
+     * also asks the refresher for one soon: an unpaced host makes no trip of its own, and a fleet's
+     * first burst is over within a refresh interval, so another JVM's refusal would otherwise read a
+     * ceiling short of this JVM's successes (16 of a portal's 20 in 2 s, three JVMs on loopback).
+     */
+    public void admitted(String host, long windowMillis) {
+        Host h = host(host);
+        h.asked(clock.millis(), windowMillis);
+        if (h.pendingAdmitted.getAndIncrement() != 0 || !options.countsAtOnce) {
+            return;
+        }
+        long soonest = earlyFlushMillis(windowMillis);
+        if (soonest < options.refreshMillis && flushQueued.compareAndSet(false, true)) {
+            try {
+                // At most one such trip every soonest ms: a busy happy host costs Redis a few dozen a second, not one per success.
+                long sinceLast = System.nanoTime() - lastEarlyFlushNanos;
+                long delay = Math.max(0, soonest - TimeUnit.NANOSECONDS.toMillis(sinceLast));
+                refresher.schedule(() -> {
+                    lastEarlyFlushNanos = System.nanoTime();
+                    flushQueued.set(false);
+                    refreshSafely();
+                }, delay, TimeUnit.MILLISECONDS);
+            } catch (RuntimeException closed) {
+                flushQueued.set(false); // closed: the count waits for nothing
+            }
+        }
+    }
+
+    /**
+     * How soon a host's successes counted here must reach Redis, so that another JVM's refusal reads
+     * the fleet's ceiling to within about 1% of the window. On a window of a minute (the default) the
+     * refresh is soon enough, and a busy host asks for no trip of its own: with those trips, 40 a
+     * second, the store's thread took 2% of a busy client's processor time on loopback.
+     */
+    static long earlyFlushMillis(long windowMillis) {
+        return Math.max(EARLY_FLUSH_MILLIS, windowMillis / 80);
+    }
+
+    /**
+     * The one guarded call: {@code script} for host {@code h}, its answer read by {@code answer}; null
+     * when Redis is unavailable, refused the command, or answered what this version cannot read. A
+     * host Redis refused lately is not asked at all. {@code pending} successes were taken from the
+     * host's count for this trip: if it fails, they go back, so none is lost to a Redis that was down.
+     * {@code callerNow} is the script's now only when the store is timed by its caller ({@link Options#timedByCaller}).
+     */
+    private <T> T call(Host h, FleetScripts script, long callerNow, int pending, Answer<T> answer, List<String> keys,
+                       String... args) {
+        if (h.keepingLocalEnded()) {
+            for (Consumer<String> merge : hostRestored) {
+                merge.accept(h.key); // what this JVM learned meanwhile goes first, as after an outage
+            }
+        }
+        Object reply = null;
+        if (!h.isKeptLocal()) {
+            List<String> argList = new ArrayList<>(Arrays.asList(args));
+            argList.add(clockArgument(callerNow));
+            RedisLink.Command<Object> command = jedis -> script.run(jedis, keys, argList);
+            boolean[] repaired = new boolean[1];
+            reply = link.call(command, null, error -> repaired[0] = refused(h, error));
+            if (repaired[0]) {
+                reply = link.call(command, null, error -> refused(h, error)); // once more, on the keys written anew
+            }
+        }
+        if (reply == null) {
+            if (pending > 0) {
+                h.pendingAdmitted.addAndGet(pending);
+            }
+            return null;
+        }
+        try {
+            return answer.read(reply, options.timedByCaller ? callerNow : clock.millis());
+        } catch (RuntimeException e) {
+            AgentLog.failure("reading the fleet store's answer to " + script, e); // a reply this version cannot read
+            return null;
+        }
+    }
+
+    /**
+     * Redis refused a command of {@code h}'s for its data. A key of another type in the agent's own
+     * key space (another writer's, or garbage) is deleted, to be written anew by the next command;
+     * anything else (out of memory, writes stopped) keeps the host in this JVM for a while.
+     */
+    private boolean refused(Host h, JedisDataException error) {
+        if ("WRONGTYPE".equals(CommandRefusals.code(error))) {
+            int replaced = link.call(jedis -> deleteWrongTyped(jedis, h), 0, ignored -> { });
+            if (replaced > 0) {
+                link.sayRefused(error, "a key of the agent's held another type; deleted, to be written anew");
+                return true;
+            }
+        }
+        long keptLocalNanos = TimeUnit.MILLISECONDS.toNanos(options.keptLocalMillis);
+        h.keptLocalUntilNanos = System.nanoTime() + keptLocalNanos;
+        link.sayRefused(error, "the hosts it concerns are kept in this JVM's own knowledge meanwhile, asking Redis again every "
+                + TimeUnit.NANOSECONDS.toSeconds(keptLocalNanos) + " s");
+        return false;
+    }
+
+    /** The host's keys whose type is not the one the scripts keep there, deleted; returns how many. */
+    private static int deleteWrongTyped(Jedis jedis, Host h) {
+        String[][] expected = {{h.hash, "hash"}, {h.streaks, "list"}, {h.admitted, "hash"}};
+        int deleted = 0;
+        for (String[] key : expected) {
+            String type = jedis.type(key[0]);
+            if (!"none".equals(type) && !key[1].equals(type)) {
+                deleted += (int) jedis.del(key[0]);
+            }
+        }
+        return deleted;
+    }
+
+    private void refreshSafely() {
+        try {
+            refresh();
+        } catch (RuntimeException | LinkageError e) {
+            AgentLog.failure("refreshing the fleet store's moments", e);
+        }
+    }
+
+    /** One pipelined trip for every host asked about lately: what the fleet knows of it, and the successes counted meanwhile. */
+    void refresh() {
+        long now = clock.millis();
+        List<Host> due = new ArrayList<>();
+        for (Host h : hosts.values()) {
+            if (now - h.lastAskedMillis <= INTEREST_MILLIS) {
+                due.add(h);
+            } else if (now - h.lastAskedMillis > 10 * INTEREST_MILLIS && h.pendingAdmitted.get() == 0) {
+                hosts.remove(h.key, h); // forgotten here; Redis keeps it until its keys expire
+            }
+        }
+        int[] pending;
+        List<Object> replies;
+        synchronized (countingTrips) {
+            due.removeIf(Host::isKeptLocal); // Redis refused it lately, perhaps since this refresh began: asked again once that is over
+            if (due.isEmpty() || !link.isAvailable()) {
+                return;
+            }
+            pending = new int[due.size()];
+            for (int i = 0; i < due.size(); i++) {
+                pending[i] = due.get(i).pendingAdmitted.getAndSet(0);
+            }
+            replies = link.call(jedis -> pipelineReads(jedis, due, pending), null);
+        }
+        long after = clock.millis();
+        for (int i = 0; i < due.size(); i++) {
+            Host h = due.get(i);
+            Object reply = replies == null ? null : replies.get(i);
+            if (reply instanceof JedisDataException) {
+                refused(h, (JedisDataException) reply);
+            }
+            if (reply == null || reply instanceof JedisDataException) {
+                h.pendingAdmitted.addAndGet(pending[i]);
+            } else {
+                h.seen = KnowledgeOfHost.INSTANCE.read(reply, after);
+            }
+        }
+    }
+
+    private List<Object> pipelineReads(Jedis jedis, List<Host> due, int[] pending) {
+        if (!readLoaded) {
+            jedis.scriptLoad(FleetScripts.READ.text());
+            readLoaded = true;
+        }
+        Pipeline pipeline = jedis.pipelined();
+        List<Response<Object>> responses = new ArrayList<>(due.size());
+        for (int i = 0; i < due.size(); i++) {
+            Host h = due.get(i);
+            responses.add(pipeline.evalsha(FleetScripts.READ.sha(), Arrays.asList(h.hash, h.streaks, h.admitted),
+                    Arrays.asList(Integer.toString(pending[i]), Long.toString(bucketMillis(h.windowMillis)),
+                            Long.toString(h.windowMillis), clockArgument(clock.millis()))));
+        }
+        pipeline.sync();
+        List<Object> replies = new ArrayList<>(due.size());
+        for (Response<Object> response : responses) {
+            try {
+                replies.add(response.get());
+            } catch (JedisNoScriptException e) {
+                readLoaded = false; // flushed by someone meanwhile: the next round loads it again
+                return null;
+            } catch (JedisDataException e) {
+                if (CommandRefusals.isOutage(e)) {
+                    throw e;
+                }
+                replies.add(e); // this host's refusal (out of memory, a key of another type): the others' replies stand
+            }
+        }
+        return replies;
+    }
+
+    private String clockArgument(long callerNow) {
+        return options.timedByCaller ? Long.toString(callerNow) : "";
+    }
+
+    /** A bucket is a two-hundredth of the window, at least 100 ms: fine enough for the ceiling, few enough fields. */
+    static long bucketMillis(long windowMillis) {
+        return Math.max(100, windowMillis / 200);
+    }
+
+    /** Stops the refresher and closes the connections. */
+    @Override
+    public void close() {
+        refresher.shutdownNow();
+        link.close();
+    }
+
+    private Host host(String key) {
+        Host h = hosts.get(key);
+        return h != null ? h : hosts.computeIfAbsent(key, k -> new Host(k, "retry-after:{" + fleet + "}:host:" + k));
+    }
+
+    private static final class Host {
+        private static final AtomicLongFieldUpdater<Host> KEPT_LOCAL = AtomicLongFieldUpdater.newUpdater(Host.class, "keptLocalUntilNanos");
+        final String key;
+        final String hash;
+        final String streaks;
+        final String admitted;
+        final AtomicInteger pendingAdmitted = new AtomicInteger();
+        volatile long windowMillis = 60_000;
+        volatile long lastAskedMillis;
+        /** The fleet's knowledge as last refreshed, with what trips told since; null before the first refresh. */
+        volatile HostKnowledge seen;
+        /** Until then, on System.nanoTime: Redis refused a command of this host's, which stays in this JVM meanwhile. */
+        volatile long keptLocalUntilNanos;
+
+        Host(String key, String hash) {
+            this.key = key;
+            this.hash = hash;
+            this.streaks = hash + ":streaks";
+            this.admitted = hash + ":admitted";
+        }
+
+        /** What a trip told, merged into what was seen; before the first refresh, only an answer that {@code refreshes} counts. */
+        void saw(HostKnowledge told, boolean refreshes) {
+            HostKnowledge before = seen;
+            if (before != null || refreshes) {
+                seen = before == null ? told : before.mergedWith(told);
+            }
+        }
+
+        boolean isKeptLocal() {
+            long until = keptLocalUntilNanos;
+            return until != 0 && until - System.nanoTime() > 0;
+        }
+
+        /** True once, for the caller that first finds the host's time in this JVM over. */
+        boolean keepingLocalEnded() {
+            long until = keptLocalUntilNanos;
+            return until != 0 && until - System.nanoTime() <= 0 && KEPT_LOCAL.compareAndSet(this, until, 0L);
+        }
+
+        /** Written only when it changes much: every request of every thread asks, and shared writes cost them all. */
+        void asked(long now, long window) {
+            if (now - lastAskedMillis >= ASKED_GRAIN_MILLIS) {
+                lastAskedMillis = now;
+            }
+            if (window > 0 && window != windowMillis) {
+                windowMillis = window;
+            }
+        }
+    }
+}
