@@ -21,6 +21,8 @@ final class JettyApi {
     final Class<?> completeListener;
     final Class<?> protocolHandler;
     private final Method getConversation;
+    private final Method getAttribute;
+    private final Method setAttribute;
     private final Method copy;
     private final Method getURI;
     private final Method send;
@@ -65,6 +67,8 @@ final class JettyApi {
         Class<?> source = type("org.eclipse.jetty.io.Content$Source");
         Class<?> chunk = type("org.eclipse.jetty.io.Content$Chunk");
         getConversation = httpRequest.getMethod("getConversation");
+        getAttribute = conversation.getMethod("getAttribute", String.class);
+        setAttribute = conversation.getMethod("setAttribute", String.class, Object.class);
         copy = httpRequest.getMethod("copy", URI.class);
         getURI = request.getMethod("getURI");
         send = request.getMethod("send", completeListener);
@@ -103,6 +107,22 @@ final class JettyApi {
 
     Object conversation(Object request) throws Exception {
         return call(getConversation, request);
+    }
+
+    /** The attribute a conversation keeps the agent's call of its last exchange in. */
+    private static final String CALL_ATTRIBUTE = "dev.retryafter.agent.call";
+
+    /**
+     * The call the conversation's last exchange took its turn as; null: none yet. Kept on the
+     * conversation itself, not in a map: Jetty 12's HttpConversation is equal to any other with the
+     * same attributes (Attributes.Lazy), so two fresh conversations of two threads would share a key.
+     */
+    Object conversationCall(Object conversation) throws Exception {
+        return call(getAttribute, conversation, CALL_ATTRIBUTE);
+    }
+
+    void conversationCall(Object conversation, Object call) throws Exception {
+        call(setAttribute, conversation, CALL_ATTRIBUTE, call);
     }
 
     Object copy(Object request) throws Exception {

@@ -33,7 +33,6 @@ public final class JettyExchanges {
     /** Each governed request sent, the agent's copies included, by request. */
     private final Map<Object, Governed> requests = Collections.synchronizedMap(new WeakHashMap<Object, Governed>());
     /** The governed call a conversation is on: a follow-up of Jetty's own (a redirect) ends the exchange before it. */
-    private final Map<Object, Call> conversations = Collections.synchronizedMap(new WeakHashMap<Object, Call>());
     private final Map<ClassLoader, JettyApi> apis = Collections.synchronizedMap(new WeakHashMap<ClassLoader, JettyApi>());
     private static final Object PASS = new Object();
 
@@ -70,15 +69,15 @@ public final class JettyExchanges {
         try {
             JettyApi api = api(request);
             Object conversation = api.conversation(request);
-            Call before = conversations.get(conversation);
-            if (before != null) {
-                before.endAttempt(); // Jetty's own follow-up: the exchange it follows is over
+            Object before = api.conversationCall(conversation);
+            if (before instanceof Call) {
+                ((Call) before).endAttempt(); // Jetty's own follow-up: the exchange it follows is over
             }
             Call call = engine.open(Endpoint.host(host), Endpoint.port(scheme, port), replayable);
             governed = new Governed(api, call, request, executor);
             api.onComplete(request, api.proxy(api.completeListener, new Ended(call)));
             requests.put(request, governed);
-            conversations.put(conversation, call);
+            api.conversationCall(conversation, call);
             turn = Turns.start(call);
         } catch (Throwable t) {
             AgentLog.failure("governing a Jetty request", t);
