@@ -12,6 +12,7 @@ import dev.retryafter.agent.instrument.SelfGuardedStrategies;
 import dev.retryafter.agent.instrument.apache4async.Apache4AsyncCalls;
 import dev.retryafter.agent.instrument.apache5async.Apache5AsyncCalls;
 import dev.retryafter.agent.instrument.commonshttp3.RefusedMethodBody;
+import dev.retryafter.agent.instrument.jetty.Jetty12Exchanges;
 import dev.retryafter.agent.instrument.jetty.JettyExchanges;
 import dev.retryafter.agent.instrument.jetty9to11.Jetty9to11Exchanges;
 import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
@@ -42,7 +43,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     private final ConnectionLeases leases;
     private final UrlConnectionExchanges urlConnections;
     private final OkHttpCalls okhttp;
-    private final JettyExchanges jetty;
+    private final Jetty12Exchanges jetty;
     private final Jetty9to11Exchanges jetty9to11;
     private final Apache5AsyncCalls apache5Async;
     private final Apache4AsyncCalls apache4Async;
@@ -69,8 +70,9 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
         this.depth = depth;
         this.urlConnections = new UrlConnectionExchanges(engine, depth);
         this.okhttp = new OkHttpCalls(engine, depth, loop);
-        this.jetty = new JettyExchanges(engine);
-        this.jetty9to11 = new Jetty9to11Exchanges(engine);
+        JettyExchanges jettyCore = new JettyExchanges(engine);
+        this.jetty = new Jetty12Exchanges(jettyCore);
+        this.jetty9to11 = new Jetty9to11Exchanges(jettyCore);
         this.apache5Async = new Apache5AsyncCalls(engine, depth);
         this.apache4Async = new Apache4AsyncCalls(engine, depth);
     }
