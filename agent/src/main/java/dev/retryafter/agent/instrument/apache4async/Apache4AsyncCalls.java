@@ -8,6 +8,7 @@ import dev.retryafter.agent.instrument.AsyncAttempt;
 import dev.retryafter.agent.instrument.AsyncExchange;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.Endpoint;
+import dev.retryafter.agent.instrument.ModuleHooks;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -31,7 +32,10 @@ import java.util.concurrent.Future;
  * <p>The client's types are reached by reflection, through the interfaces its own {@code execute} names, and the
  * agent stands in for the producer, consumer and callback with proxies of those interfaces.
  */
-public final class Apache4AsyncCalls {
+public final class Apache4AsyncCalls implements ModuleHooks {
+
+    /** {@code execute}'s arguments: client, producer, consumer, context, callback. */
+    public static final String EXECUTE = "apache4async.execute";
 
     private static final ClassValue<Shape> SHAPES = new ClassValue<Shape>() {
         @Override
@@ -50,6 +54,16 @@ public final class Apache4AsyncCalls {
     public Apache4AsyncCalls(RetryEngine engine, CallDepth depth) {
         this.engine = engine;
         this.depth = depth;
+    }
+
+    @Override
+    public String[] hooks() {
+        return new String[] {EXECUTE};
+    }
+
+    @Override
+    public Object call(String hook, Object[] a, NewCalls newCalls) {
+        return newCalls.governed() ? execute(a[0], a[1], a[2], a[3], a[4]) : null;
     }
 
     /** A future of the final outcome, or null to let the original method run (nothing was sent yet). */

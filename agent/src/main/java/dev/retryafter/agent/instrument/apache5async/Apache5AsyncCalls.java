@@ -9,6 +9,7 @@ import dev.retryafter.agent.instrument.AsyncAttempt;
 import dev.retryafter.agent.instrument.AsyncExchange;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.Endpoint;
+import dev.retryafter.agent.instrument.ModuleHooks;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -30,7 +31,10 @@ import java.util.concurrent.Future;
  * relocation): it reaches them by reflection, through the interfaces of the client's own {@code execute}, and
  * stands in for the consumer and callbacks with proxies of those interfaces.
  */
-public final class Apache5AsyncCalls {
+public final class Apache5AsyncCalls implements ModuleHooks {
+
+    /** {@code doExecute}'s arguments: client, target, producer, consumer, pushHandlerFactory, context, callback. */
+    public static final String EXECUTE = "apache5async.execute";
 
     private static final ClassValue<Shape> SHAPES = new ClassValue<Shape>() {
         @Override
@@ -49,6 +53,16 @@ public final class Apache5AsyncCalls {
     public Apache5AsyncCalls(RetryEngine engine, CallDepth depth) {
         this.engine = engine;
         this.depth = depth;
+    }
+
+    @Override
+    public String[] hooks() {
+        return new String[] {EXECUTE};
+    }
+
+    @Override
+    public Object call(String hook, Object[] a, NewCalls newCalls) {
+        return newCalls.governed() ? execute(a[0], a[1], a[2], a[3], a[4], a[5], a[6]) : null;
     }
 
     /** A future of the final outcome, or null to let the original method run (nothing was sent yet). */

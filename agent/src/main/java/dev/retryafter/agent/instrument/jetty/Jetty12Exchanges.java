@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument.jetty;
 
 import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.instrument.ModuleHooks;
 
 import java.lang.reflect.InvocationHandler;
 import java.util.Collections;
@@ -14,7 +15,12 @@ import java.util.concurrent.Executor;
  * core's. Only a body Jetty can rewind ({@code Content.Source.rewind}) is sent again, in a copy
  * ({@code HttpRequest.copy}).
  */
-public final class Jetty12Exchanges {
+public final class Jetty12Exchanges implements ModuleHooks {
+
+    /** {@code send(listener)}: request, listener, scheme, host, port, replayable, the client's executor. TRUE: the agent sends it. */
+    public static final String SEND = "jetty.send";
+    /** {@code findProtocolHandler}: request, response, status. */
+    public static final String REFUSAL = "jetty.refusal";
 
     private final JettyExchanges core;
     private final Map<ClassLoader, Jetty12Api> apis = Collections.synchronizedMap(new WeakHashMap<ClassLoader, Jetty12Api>());
@@ -23,10 +29,25 @@ public final class Jetty12Exchanges {
         this.core = core;
     }
 
+    @Override
+    public String[] hooks() {
+        return new String[] {SEND, REFUSAL};
+    }
+
+    /** Off, a request whose turn the agent granted is still let through: it holds a permit. */
+    @Override
+    public Object call(String hook, Object[] a, NewCalls newCalls) {
+        if (hook.equals(REFUSAL)) {
+            return refusal(a[0], a[1], (Integer) a[2]);
+        }
+        boolean own = send(a[0], a[1], (String) a[2], (String) a[3], (Integer) a[4], (Boolean) a[5], (Executor) a[6], newCalls);
+        return own ? Boolean.TRUE : null;
+    }
+
     /** True when the agent sends the request itself once its turn has come, or has failed it (a held host). */
     public boolean send(Object request, Object listener, String scheme, String host, int port, boolean replayable,
-                        Executor executor, boolean governNew) {
-        if (request == null || core.isOwnSend(request) || host == null || !governNew) {
+                        Executor executor, NewCalls newCalls) {
+        if (request == null || core.isOwnSend(request) || host == null || !newCalls.governed()) {
             return false;
         }
         Jetty12Api api;

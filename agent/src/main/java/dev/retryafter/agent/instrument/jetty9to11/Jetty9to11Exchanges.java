@@ -2,6 +2,7 @@ package dev.retryafter.agent.instrument.jetty9to11;
 
 import dev.retryafter.agent.AgentLog;
 import dev.retryafter.agent.bootstrap.AgentHooks;
+import dev.retryafter.agent.instrument.ModuleHooks;
 import dev.retryafter.agent.instrument.jetty.JettyExchanges;
 
 import java.lang.reflect.InvocationHandler;
@@ -17,7 +18,12 @@ import java.util.WeakHashMap;
  * redirects are, with the headers such a copy leaves out put back; only a body Jetty says it can produce again
  * ({@code isReproducible}) is sent again.
  */
-public final class Jetty9to11Exchanges {
+public final class Jetty9to11Exchanges implements ModuleHooks {
+
+    /** {@code send(listener)}: request, listener, the request's HttpClient. TRUE: the agent sends it. */
+    public static final String SEND = "jetty9to11.send";
+    /** {@code updateResponseListeners(null)}: the conversation. */
+    public static final String REFUSAL = "jetty9to11.refusal";
 
     private final JettyExchanges core;
     private final Map<ClassLoader, Jetty9to11Api> apis = Collections.synchronizedMap(new WeakHashMap<ClassLoader, Jetty9to11Api>());
@@ -26,9 +32,23 @@ public final class Jetty9to11Exchanges {
         this.core = core;
     }
 
+    @Override
+    public String[] hooks() {
+        return new String[] {SEND, REFUSAL};
+    }
+
+    /** Off, a request whose turn the agent granted is still let through: it holds a permit. */
+    @Override
+    public Object call(String hook, Object[] a, NewCalls newCalls) {
+        if (hook.equals(REFUSAL)) {
+            return refusal(a[0]);
+        }
+        return send(a[0], a[1], a[2], newCalls) ? Boolean.TRUE : null;
+    }
+
     /** True when the agent sends the request itself once its turn has come, or has failed it (a held host). */
-    public boolean send(Object request, Object listener, Object client, boolean governNew) {
-        if (request == null || core.isOwnSend(request) || client == null || !governNew) {
+    public boolean send(Object request, Object listener, Object client, NewCalls newCalls) {
+        if (request == null || core.isOwnSend(request) || client == null || !newCalls.governed()) {
             return false;
         }
         Jetty9to11Api api;
