@@ -47,7 +47,7 @@ class AgentJarTest {
                     if (major != 53) {
                         tooNew.add(name + " (" + major + ", not Java 9's 53)");
                     }
-                } else if (name.equals("dev/retryafter/agent/BootstrapDefiner.class") || name.equals("dev/retryafter/agent/AgentPropertiesReader.class")
+                } else if (name.equals("dev/retryafter/agent/bootstrap/BootstrapDefiner.class") || name.equals("dev/retryafter/agent/AgentPropertiesReader.class")
                         || name.equals("dev/retryafter/agent/PerfStringMaker.class")) {
                     if (major != 53) { // Java 9's, loaded only there, in a class loader of its own
                         tooNew.add(name + " (" + major + ", not Java 9's 53)");

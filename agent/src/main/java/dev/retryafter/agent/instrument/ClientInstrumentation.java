@@ -1,6 +1,6 @@
 package dev.retryafter.agent.instrument;
 
-import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.instrument.apache4.Apache4Module;
 import dev.retryafter.agent.instrument.apache4async.Apache4AsyncModule;
 import dev.retryafter.agent.instrument.apache5.Apache5Module;

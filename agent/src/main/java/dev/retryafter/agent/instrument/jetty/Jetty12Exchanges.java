@@ -1,6 +1,6 @@
 package dev.retryafter.agent.instrument.jetty;
 
-import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.instrument.ModuleHooks;
 
 import java.lang.reflect.InvocationHandler;

@@ -1,15 +1,10 @@
-package dev.retryafter.agent;
+package dev.retryafter.agent.instrument;
 
+import dev.retryafter.agent.log.AgentLog;
+import dev.retryafter.agent.GoverningSwitch;
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.RetryEngine;
-import dev.retryafter.agent.instrument.BlockingRetryLoop;
-import dev.retryafter.agent.instrument.CallDepth;
-import dev.retryafter.agent.instrument.ConnectionLeases;
-import dev.retryafter.agent.instrument.JdkClientHooks;
-import dev.retryafter.agent.instrument.ModuleHooks;
-import dev.retryafter.agent.instrument.RetryStrategyGuard;
-import dev.retryafter.agent.instrument.SelfGuardedStrategies;
 import dev.retryafter.agent.instrument.apache4async.Apache4AsyncCalls;
 import dev.retryafter.agent.instrument.apache5async.Apache5AsyncCalls;
 import dev.retryafter.agent.instrument.commonshttp3.RefusedMethodBody;
@@ -36,7 +31,7 @@ import java.util.Map;
  * run the application's code or the client itself beneath them, so their adapters keep their own,
  * narrower boundary.
  */
-final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.NewCalls {
+public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.NewCalls {
 
     /** Null before Java 11: no java.net.http there, and nothing of it is loaded. */
     private final JdkClientHooks jdk;
@@ -59,7 +54,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.NewCall
      * {@code governing} off: each new call gets the hooks' "not governed" answer. {@code firstUse} runs
      * at each governed call's start; it must be cheap after its first run, and never throw.
      */
-    HookDispatcher(RetryEngine engine, CallDepth depth, GoverningSwitch governing, SelfGuardedStrategies selfGuarded,
+    public HookDispatcher(RetryEngine engine, CallDepth depth, GoverningSwitch governing, SelfGuardedStrategies selfGuarded,
                    Runnable firstUse) {
         this.governing = governing;
         this.selfGuarded = selfGuarded;
