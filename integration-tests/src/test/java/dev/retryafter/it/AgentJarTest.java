@@ -37,7 +37,11 @@ class AgentJarTest {
                     continue;
                 }
                 int major = majorVersion(jar, entry);
-                if (name.startsWith("dev/retryafter/agent/instrument/jdk/")) {
+                if (name.equals("dev/retryafter/agent/instrument/jdk/JdkModule.class")) {
+                    if (major > 52) { // its targets are read at start-up on every Java
+                        tooNew.add(name + " (" + major + ")");
+                    }
+                } else if (name.startsWith("dev/retryafter/agent/instrument/jdk/")) {
                     javaNetHttp++;
                     if (major != 55) {
                         tooNew.add(name + " (" + major + ", not Java 11's 55)");

@@ -57,6 +57,7 @@ public abstract class AsyncExchange extends CompletableFuture<Object> {
     private final Method completed;
     private final Method failed;
     private final Method cancelled;
+    private final ResponseHeads heads;
     private volatile Future<?> inFlight;
     private volatile boolean finished;
 
@@ -65,7 +66,8 @@ public abstract class AsyncExchange extends CompletableFuture<Object> {
      * {@code callbackType} make the agent's callbacks of the same interface.
      */
     protected AsyncExchange(String client, Call call, CallDepth depth, Delays delays, ClassLoader loader, Class<?> callbackType,
-                            Object callback, Method completed, Method failed, Method cancelled) {
+                            Object callback, Method completed, Method failed, Method cancelled, ResponseHeads heads) {
+        this.heads = heads;
         this.client = client;
         this.call = call;
         this.depth = depth;
@@ -92,17 +94,6 @@ public abstract class AsyncExchange extends CompletableFuture<Object> {
 
     /** The application's request as the client alone would send it, its outcome told to {@code callbackProxy}. */
     protected abstract Future<?> executePlain(Object callbackProxy) throws Exception;
-
-    /** A response's status, its headers, a header's name and value, the first value of a header, or null. */
-    protected abstract int status(Object response) throws ReflectiveOperationException;
-
-    protected abstract Object[] headers(Object response) throws ReflectiveOperationException;
-
-    protected abstract String headerName(Object header) throws ReflectiveOperationException;
-
-    protected abstract String headerValue(Object header) throws ReflectiveOperationException;
-
-    protected abstract String firstHeader(Object response, String name) throws ReflectiveOperationException;
 
     /** The call is over: what named it (a context attribute) no longer does. */
     protected void forget() {
@@ -320,13 +311,13 @@ public abstract class AsyncExchange extends CompletableFuture<Object> {
     /** The agent's decision on a response head: true to discard it and send again. */
     final boolean decideRetry(Object response) {
         try {
-            int status = status(response);
+            int status = heads.status(response);
             if (call.wantsHeaders(status)) {
-                for (Object header : headers(response)) {
-                    call.offerHeader(headerName(header), headerValue(header));
+                for (Object header : heads.headers(response)) {
+                    call.offerHeader(heads.headerName(header), heads.headerValue(header));
                 }
             }
-            return call.onResponse(status, status >= AgentHooks.LOWEST_REFUSAL ? firstHeader(response, "Retry-After") : null);
+            return call.onResponse(status, status >= AgentHooks.LOWEST_REFUSAL ? heads.firstHeader(response, "Retry-After") : null);
         } catch (Throwable t) {
             AgentLog.failure("deciding on an " + client + " response", t);
             return false;
@@ -335,6 +326,43 @@ public abstract class AsyncExchange extends CompletableFuture<Object> {
 
     final void completeCallback(Object resultCallback) throws ReflectiveOperationException {
         completed.invoke(resultCallback, (Object) null);
+    }
+
+    /**
+     * How a client's response head reads, by reflection: its status and headers as each client names them; a header's
+     * name and value, and a header's first value or null, as both Apache versions name them. Methods found at first use:
+     * the classes are the client's, but its {@code execute} does not name them.
+     */
+    public abstract static class ResponseHeads {
+        private volatile Method getFirstHeader;
+        private volatile Method headerName;
+        private volatile Method headerValue;
+
+        public abstract int status(Object response) throws ReflectiveOperationException;
+
+        public abstract Object[] headers(Object response) throws ReflectiveOperationException;
+
+        final String firstHeader(Object response, String name) throws ReflectiveOperationException {
+            if (getFirstHeader == null) {
+                getFirstHeader = publicMethod(response.getClass(), "getFirstHeader", String.class);
+            }
+            Object header = getFirstHeader.invoke(response, name);
+            return header == null ? null : headerValue(header);
+        }
+
+        final String headerName(Object header) throws ReflectiveOperationException {
+            if (headerName == null) {
+                headerName = publicMethod(header.getClass(), "getName");
+            }
+            return (String) headerName.invoke(header);
+        }
+
+        final String headerValue(Object header) throws ReflectiveOperationException {
+            if (headerValue == null) {
+                headerValue = publicMethod(header.getClass(), "getValue");
+            }
+            return (String) headerValue.invoke(header);
+        }
     }
 
     /** The outcome of a plain attempt (the agent's fallback), handed through as it comes. */

@@ -93,7 +93,7 @@ public final class Apache4AsyncCalls implements ModuleHooks {
     }
 
     /** The client's types and methods, as its own {@code execute} names them; found once per client class. */
-    static final class Shape {
+    static final class Shape extends AsyncExchange.ResponseHeads {
         final Method execute;
         final Class<?> producerType;
         final Class<?> consumerType;
@@ -115,9 +115,6 @@ public final class Apache4AsyncCalls implements ModuleHooks {
         private volatile Method getStatusLine;
         private volatile Method getStatusCode;
         private volatile Method getAllHeaders;
-        private volatile Method getFirstHeader;
-        private volatile Method headerName;
-        private volatile Method headerValue;
         private volatile Method decoderRead;
 
         Shape(Class<?> clientType) throws ReflectiveOperationException {
@@ -171,7 +168,8 @@ public final class Apache4AsyncCalls implements ModuleHooks {
             return (Integer) getPort.invoke(target);
         }
 
-        int status(Object response) throws ReflectiveOperationException {
+        @Override
+        public int status(Object response) throws ReflectiveOperationException {
             if (getStatusCode == null) {
                 getStatusLine = AsyncExchange.publicMethod(response.getClass(), "getStatusLine");
                 getStatusCode = AsyncExchange.publicMethod(getStatusLine.getReturnType(), "getStatusCode");
@@ -179,33 +177,12 @@ public final class Apache4AsyncCalls implements ModuleHooks {
             return (Integer) getStatusCode.invoke(getStatusLine.invoke(response));
         }
 
-        Object[] headers(Object response) throws ReflectiveOperationException {
+        @Override
+        public Object[] headers(Object response) throws ReflectiveOperationException {
             if (getAllHeaders == null) {
                 getAllHeaders = AsyncExchange.publicMethod(response.getClass(), "getAllHeaders");
             }
             return (Object[]) getAllHeaders.invoke(response);
-        }
-
-        String firstHeader(Object response, String name) throws ReflectiveOperationException {
-            if (getFirstHeader == null) {
-                getFirstHeader = AsyncExchange.publicMethod(response.getClass(), "getFirstHeader", String.class);
-            }
-            Object header = getFirstHeader.invoke(response, name);
-            return header == null ? null : headerValue(header);
-        }
-
-        String headerName(Object header) throws ReflectiveOperationException {
-            if (headerName == null) {
-                headerName = AsyncExchange.publicMethod(header.getClass(), "getName");
-            }
-            return (String) headerName.invoke(header);
-        }
-
-        String headerValue(Object header) throws ReflectiveOperationException {
-            if (headerValue == null) {
-                headerValue = AsyncExchange.publicMethod(header.getClass(), "getValue");
-            }
-            return (String) headerValue.invoke(header);
         }
 
         /** {@code ContentDecoder.read(ByteBuffer)}: the bytes read, -1 at the body's end. */
@@ -230,7 +207,7 @@ public final class Apache4AsyncCalls implements ModuleHooks {
         GovernedExchange(Shape shape, Call call, CallDepth depth, Delays delays, Object client, Object producer, Object consumer,
                          Object context, Object callback) {
             super("Apache async 4", call, depth, delays, shape.loader, shape.callbackType, callback, shape.completed, shape.failed,
-                    shape.cancelled);
+                    shape.cancelled, shape);
             this.shape = shape;
             this.client = client;
             this.producer = producer;
@@ -268,31 +245,6 @@ public final class Apache4AsyncCalls implements ModuleHooks {
                 shape.resetRequest.invoke(producer);
             }
             return (Future<?>) shape.execute.invoke(client, producer, consumer, context, callbackProxy);
-        }
-
-        @Override
-        protected int status(Object response) throws ReflectiveOperationException {
-            return shape.status(response);
-        }
-
-        @Override
-        protected Object[] headers(Object response) throws ReflectiveOperationException {
-            return shape.headers(response);
-        }
-
-        @Override
-        protected String headerName(Object header) throws ReflectiveOperationException {
-            return shape.headerName(header);
-        }
-
-        @Override
-        protected String headerValue(Object header) throws ReflectiveOperationException {
-            return shape.headerValue(header);
-        }
-
-        @Override
-        protected String firstHeader(Object response, String name) throws ReflectiveOperationException {
-            return shape.firstHeader(response, name);
         }
 
         /**

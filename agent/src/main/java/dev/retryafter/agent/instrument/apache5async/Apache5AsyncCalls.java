@@ -94,7 +94,7 @@ public final class Apache5AsyncCalls implements ModuleHooks {
     }
 
     /** The client's types and methods, as its own {@code execute} names them; found once per client class. */
-    static final class Shape {
+    static final class Shape extends AsyncExchange.ResponseHeads {
         final Method execute;
         final Class<?> consumerType;
         final Class<?> callbackType;
@@ -111,9 +111,6 @@ public final class Apache5AsyncCalls implements ModuleHooks {
         /** Found at the first response: its classes are the client's too, but no method names them. */
         private volatile Method getCode;
         private volatile Method getHeaders;
-        private volatile Method getFirstHeader;
-        private volatile Method headerName;
-        private volatile Method headerValue;
         private volatile Method getHostName;
         private volatile Method getPort;
         private volatile Method getSchemeName;
@@ -214,40 +211,20 @@ public final class Apache5AsyncCalls implements ModuleHooks {
             return false;
         }
 
-        int status(Object response) throws ReflectiveOperationException {
+        @Override
+        public int status(Object response) throws ReflectiveOperationException {
             if (getCode == null) {
                 getCode = AsyncExchange.publicMethod(response.getClass(), "getCode");
             }
             return (Integer) getCode.invoke(response);
         }
 
-        Object[] headers(Object response) throws ReflectiveOperationException {
+        @Override
+        public Object[] headers(Object response) throws ReflectiveOperationException {
             if (getHeaders == null) {
                 getHeaders = AsyncExchange.publicMethod(response.getClass(), "getHeaders");
             }
             return (Object[]) getHeaders.invoke(response);
-        }
-
-        String firstHeader(Object response, String name) throws ReflectiveOperationException {
-            if (getFirstHeader == null) {
-                getFirstHeader = AsyncExchange.publicMethod(response.getClass(), "getFirstHeader", String.class);
-            }
-            Object header = getFirstHeader.invoke(response, name);
-            return header == null ? null : headerValue(header);
-        }
-
-        String headerName(Object header) throws ReflectiveOperationException {
-            if (headerName == null) {
-                headerName = AsyncExchange.publicMethod(header.getClass(), "getName");
-            }
-            return (String) headerName.invoke(header);
-        }
-
-        String headerValue(Object header) throws ReflectiveOperationException {
-            if (headerValue == null) {
-                headerValue = AsyncExchange.publicMethod(header.getClass(), "getValue");
-            }
-            return (String) headerValue.invoke(header);
         }
 
         void updateCapacity(Object capacityChannel, int increment) throws ReflectiveOperationException {
@@ -271,7 +248,7 @@ public final class Apache5AsyncCalls implements ModuleHooks {
         GovernedExchange(Shape shape, Call call, CallDepth depth, Delays delays, Object client, Object target, Object producer,
                          Object consumer, Object pushHandlerFactory, Object context, Object callback) {
             super("Apache async", call, depth, delays, shape.loader, shape.callbackType, callback, shape.completed, shape.failed,
-                    shape.cancelled);
+                    shape.cancelled, shape);
             this.shape = shape;
             this.client = client;
             this.target = target;
@@ -307,31 +284,6 @@ public final class Apache5AsyncCalls implements ModuleHooks {
         @Override
         protected Future<?> executePlain(Object callbackProxy) throws Exception {
             return (Future<?>) shape.execute.invoke(client, target, producer, consumer, pushHandlerFactory, context, callbackProxy);
-        }
-
-        @Override
-        protected int status(Object response) throws ReflectiveOperationException {
-            return shape.status(response);
-        }
-
-        @Override
-        protected Object[] headers(Object response) throws ReflectiveOperationException {
-            return shape.headers(response);
-        }
-
-        @Override
-        protected String headerName(Object header) throws ReflectiveOperationException {
-            return shape.headerName(header);
-        }
-
-        @Override
-        protected String headerValue(Object header) throws ReflectiveOperationException {
-            return shape.headerValue(header);
-        }
-
-        @Override
-        protected String firstHeader(Object response, String name) throws ReflectiveOperationException {
-            return shape.firstHeader(response, name);
         }
 
         /** The context no longer names the call once it is over, unless another call sharing it named its own since. */

@@ -3,7 +3,10 @@ package dev.retryafter.agent.instrument.jdk;
 import dev.retryafter.agent.instrument.ClientModule;
 import dev.retryafter.agent.instrument.Target;
 
-/** {@code java.net.http}'s HttpClient (Java 11 and later): its facade's {@code send} and {@code sendAsync}. */
+/**
+ * {@code java.net.http}'s HttpClient (Java 11 and later): its facade's {@code send} and {@code sendAsync}. Unlike the
+ * rest of this package, Java 8 bytecode (agent/pom.xml): the list is read at start-up on every Java.
+ */
 public final class JdkModule implements ClientModule {
 
     @Override

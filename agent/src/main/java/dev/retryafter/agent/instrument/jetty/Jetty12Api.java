@@ -14,12 +14,8 @@ final class Jetty12Api extends JettyApi {
     final Class<?> responseListener;
     final Class<?> completeListener;
     final Class<?> protocolHandler;
-    private final Method getConversation;
     private final Method copy;
     private final Method getURI;
-    private final Method send;
-    private final Method onComplete;
-    private final Method getAbortCause;
     private final Method getBody;
     private final Method rewind;
     private final Method requestListeners;
@@ -31,11 +27,6 @@ final class Jetty12Api extends JettyApi {
     private final Method notifyContentSource;
     private final Method addCompleteListener;
     private final Method emitFailureComplete;
-    private final Method getStatus;
-    private final Method getHeaders;
-    private final Method headerValue;
-    private final Method fieldName;
-    private final Method fieldValue;
     private final Constructor<?> newResponse;
     private final Constructor<?> newResult;
     private final Method getResponse;
@@ -96,59 +87,14 @@ final class Jetty12Api extends JettyApi {
         return completeListener;
     }
 
-    @Override
-    protected Object conversation(Object request) throws Exception {
-        return call(getConversation, request);
-    }
-
     Object copy(Object request) throws Exception {
         return call(copy, request, call(getURI, request));
-    }
-
-    @Override
-    protected void send(Object request, Object listener) throws Exception {
-        call(send, request, listener);
-    }
-
-    @Override
-    protected void onComplete(Object request, Object listener) throws Exception {
-        call(onComplete, request, listener);
     }
 
     /** Whether the request's body, if any, is back at its start to be sent again ({@code Content.Source.rewind}). */
     boolean rewound(Object request) throws Exception {
         Object body = call(getBody, request);
         return body == null || (Boolean) call(rewind, body);
-    }
-
-    @Override
-    protected Throwable abortCause(Object request) throws Exception {
-        return (Throwable) call(getAbortCause, request);
-    }
-
-    @Override
-    protected int status(Object response) throws Exception {
-        return (Integer) call(getStatus, response);
-    }
-
-    @Override
-    protected Object headers(Object response) throws Exception {
-        return call(getHeaders, response);
-    }
-
-    @Override
-    protected String header(Object headers, String name) throws Exception {
-        return (String) call(headerValue, headers, name);
-    }
-
-    @Override
-    protected String name(Object field) throws Exception {
-        return (String) call(fieldName, field);
-    }
-
-    @Override
-    protected String value(Object field) throws Exception {
-        return (String) call(fieldValue, field);
     }
 
     /** The conversation's listeners as Jetty would have chosen them with no protocol handler: the application's. */

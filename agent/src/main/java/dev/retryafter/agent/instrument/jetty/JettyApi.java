@@ -32,29 +32,58 @@ public abstract class JettyApi {
         return Proxy.newProxyInstance(loader, new Class<?>[] {type}, handler);
     }
 
+    /** The methods both APIs have under the same names, found by each shim's constructor on its own types. */
+    protected Method getConversation;
+    protected Method send;
+    protected Method onComplete;
+    protected Method getAbortCause;
+    protected Method getStatus;
+    protected Method getHeaders;
+    protected Method headerValue;
+    protected Method fieldName;
+    protected Method fieldValue;
+
     /** {@code Response.CompleteListener}. */
     protected abstract Class<?> completeListener();
 
-    protected abstract Object conversation(Object request) throws Exception;
+    protected final Object conversation(Object request) throws Exception {
+        return call(getConversation, request);
+    }
 
-    protected abstract void send(Object request, Object listener) throws Exception;
+    final void send(Object request, Object listener) throws Exception {
+        call(send, request, listener);
+    }
 
-    protected abstract void onComplete(Object request, Object listener) throws Exception;
+    final void onComplete(Object request, Object listener) throws Exception {
+        call(onComplete, request, listener);
+    }
 
     /** A copy of {@code request} to send again in its conversation, or null when its body cannot be sent again. */
     protected abstract Object retryCopy(Object httpClient, Object request) throws Exception;
 
-    protected abstract Throwable abortCause(Object request) throws Exception;
+    final Throwable abortCause(Object request) throws Exception {
+        return (Throwable) call(getAbortCause, request);
+    }
 
-    protected abstract int status(Object response) throws Exception;
+    public final int status(Object response) throws Exception {
+        return (Integer) call(getStatus, response);
+    }
 
-    protected abstract Object headers(Object response) throws Exception;
+    protected final Object headers(Object response) throws Exception {
+        return call(getHeaders, response);
+    }
 
-    protected abstract String header(Object headers, String name) throws Exception;
+    protected final String header(Object headers, String name) throws Exception {
+        return (String) call(headerValue, headers, name);
+    }
 
-    protected abstract String name(Object field) throws Exception;
+    protected final String name(Object field) throws Exception {
+        return (String) call(fieldName, field);
+    }
 
-    protected abstract String value(Object field) throws Exception;
+    protected final String value(Object field) throws Exception {
+        return (String) call(fieldValue, field);
+    }
 
     /** The conversation's listeners as Jetty would have chosen them with no protocol handler: the application's. */
     protected abstract Object applicationListeners(Object conversation) throws Exception;

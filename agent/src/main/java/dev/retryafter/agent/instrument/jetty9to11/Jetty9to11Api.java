@@ -25,11 +25,7 @@ final class Jetty9to11Api extends JettyApi {
     final Class<?> listenerType;
     final Class<?> completeListener;
     private final Class<?> demandedContentListener;
-    private final Method getConversation;
     private final Method getURI;
-    private final Method send;
-    private final Method onComplete;
-    private final Method getAbortCause;
     private final Method getRequestHeaders;
     private final Method getScheme;
     private final Method getHost;
@@ -52,12 +48,7 @@ final class Jetty9to11Api extends JettyApi {
     private final Method notifyBeforeContent;
     private final Method notifyContent;
     private final Method forwardFailureComplete;
-    private final Method getStatus;
-    private final Method getHeaders;
     private final Method fieldsSize;
-    private final Method headerValue;
-    private final Method fieldName;
-    private final Method fieldValue;
     private final Method succeeded;
     private final Method getResponse;
     private final Method getFailure;
@@ -128,11 +119,6 @@ final class Jetty9to11Api extends JettyApi {
         return completeListener;
     }
 
-    @Override
-    protected Object conversation(Object request) throws Exception {
-        return call(getConversation, request);
-    }
-
     /** The exchange under way in {@code conversation}: its {@code {request, response}}, or null before the first. */
     Object[] lastExchange(Object conversation) throws Exception {
         Object last = ((Deque<?>) call(getExchanges, conversation)).peekLast();
@@ -176,16 +162,6 @@ final class Jetty9to11Api extends JettyApi {
         return (Integer) call(getPort, request);
     }
 
-    @Override
-    protected void send(Object request, Object listener) throws Exception {
-        call(send, request, listener);
-    }
-
-    @Override
-    protected void onComplete(Object request, Object listener) throws Exception {
-        call(onComplete, request, listener);
-    }
-
     /** Whether the request's body, if any, can be read again from its start ({@code isReproducible}). */
     boolean reproducible(Object request) throws Exception {
         Object body = call(getBody, request);
@@ -209,38 +185,8 @@ final class Jetty9to11Api extends JettyApi {
         return (java.util.concurrent.Executor) call(getExecutor, client);
     }
 
-    @Override
-    protected Throwable abortCause(Object request) throws Exception {
-        return (Throwable) call(getAbortCause, request);
-    }
-
-    @Override
-    protected int status(Object response) throws Exception {
-        return (Integer) call(getStatus, response);
-    }
-
-    @Override
-    protected Object headers(Object response) throws Exception {
-        return call(getHeaders, response);
-    }
-
     int headerCount(Object response) throws Exception {
         return (Integer) call(fieldsSize, headers(response));
-    }
-
-    @Override
-    protected String header(Object headers, String name) throws Exception {
-        return (String) call(headerValue, headers, name);
-    }
-
-    @Override
-    protected String name(Object field) throws Exception {
-        return (String) call(fieldName, field);
-    }
-
-    @Override
-    protected String value(Object field) throws Exception {
-        return (String) call(fieldValue, field);
     }
 
     void succeeded(Object callback) throws Exception {
