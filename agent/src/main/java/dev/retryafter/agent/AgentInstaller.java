@@ -1,6 +1,9 @@
 package dev.retryafter.agent;
 
+import dev.retryafter.agent.log.AgentLog;
+import dev.retryafter.agent.log.AgentLogger;
 import dev.retryafter.agent.bootstrap.AgentHooks;
+import dev.retryafter.agent.instrument.HookDispatcher;
 import dev.retryafter.agent.config.AgentConfig;
 import dev.retryafter.agent.config.Policies;
 import dev.retryafter.agent.engine.Mode;

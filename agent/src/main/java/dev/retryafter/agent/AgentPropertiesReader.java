@@ -10,7 +10,7 @@ import java.util.function.Function;
 
 /**
  * The JVM's agent properties, the live {@code Properties} the attach mechanism hands out to
- * {@code VirtualMachine.getAgentProperties()}. Loaded as an {@link IsolatedClass}, like
+ * {@code VirtualMachine.getAgentProperties()}. Loaded as an {@link dev.retryafter.agent.bootstrap.IsolatedClass}, like
  * {@link BootstrapDefiner}, so that {@code jdk.internal.vm} is exported to this class's module alone.
  * Built for Java 9 against {@code jdk.internal.vm} (see the pom).
  */

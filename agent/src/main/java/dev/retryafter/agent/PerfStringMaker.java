@@ -10,7 +10,7 @@ import java.util.function.Function;
 /**
  * Makes a string constant among the JVM's performance counters (its hsperfdata file, which {@code jps}
  * and {@code jstat} read without attaching): {@code {instrumentation, name, value}}. Loaded as an
- * {@link IsolatedClass}, like {@link AgentPropertiesReader}, so that {@code jdk.internal.perf} is
+ * {@link dev.retryafter.agent.bootstrap.IsolatedClass}, like {@link AgentPropertiesReader}, so that {@code jdk.internal.perf} is
  * exported to this class's module alone. Built for Java 9 against {@code jdk.internal.perf} (see the pom).
  */
 public final class PerfStringMaker implements Function<Object[], Object> {

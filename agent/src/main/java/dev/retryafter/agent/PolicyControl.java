@@ -1,5 +1,7 @@
 package dev.retryafter.agent;
 
+import dev.retryafter.agent.log.AgentLog;
+import dev.retryafter.agent.log.AgentLogger;
 import dev.retryafter.agent.config.AgentConfig;
 import dev.retryafter.agent.config.Policies;
 import dev.retryafter.agent.config.PolicyDescription;

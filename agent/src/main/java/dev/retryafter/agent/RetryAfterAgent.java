@@ -1,5 +1,8 @@
 package dev.retryafter.agent;
 
+import dev.retryafter.agent.log.AgentLog;
+import dev.retryafter.agent.log.PlainLog;
+import dev.retryafter.agent.bootstrap.BootstrapInjector;
 import dev.retryafter.agent.config.AgentArguments;
 import dev.retryafter.agent.config.AgentConfig;
 import dev.retryafter.agent.config.BadPolicy;

@@ -34,7 +34,7 @@ class SwitchedOffTest {
     private static final Set<String> THE_SWITCH = Set.of(
             "dev.retryafter.agent.AgentEntry",
             "dev.retryafter.agent.RetryAfterAgent",
-            "dev.retryafter.agent.PlainLog",
+            "dev.retryafter.agent.log.PlainLog",
             "dev.retryafter.agent.config.ConfigException",
             "dev.retryafter.agent.config.OffSwitch",
             "dev.retryafter.agent.config.PolicyLines",

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.LambdaForm$DontInline;
 import java.net.URL;
-import java.util.concurrent.Executor;
 
 /**
  * What instrumented client code calls. This class is defined by the bootstrap class loader, so
@@ -24,6 +23,12 @@ public final class AgentHooks {
 
     /** The agent's side, implemented in the agent's own class loader. */
     public interface Dispatcher {
+
+        /**
+         * A client module's own hook ({@code "apache5async.execute"}), its arguments as its advice hands them: the
+         * module's answer, or null for the client's own method to run as it always did.
+         */
+        Object module(String hook, Object[] args);
 
         /** {@code HttpClient.send}: the final response, or null to run the original method. */
         Object jdkSend(Object client, Object request, Object bodyHandler) throws IOException, InterruptedException;
@@ -91,20 +96,12 @@ public final class AgentHooks {
         /** OkHttp's {@code RetryAndFollowUpInterceptor} begins: as {@link #begin}, or the async call whose turn came. */
         Object okhttpBegin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException;
 
-        /** OkHttp's {@code enqueue}: true when the agent enqueues it itself, once its turn has come. */
-        boolean okhttpEnqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable);
 
-        /** An enqueued OkHttp call has run: a turn granted for it and never taken goes back. */
-        void okhttpAsyncDone(Object okCall);
 
         /** A status this thread's governed call retries itself: the client's own retry of it must not run beneath. */
         boolean isGovernedRefusal(int status);
 
-        /** Jetty's {@code HttpRequest.send(listener)}: true when the agent sends it itself, once its turn has come. */
-        boolean jettySend(Object request, Object listener, String scheme, String host, int port, boolean replayable, Executor executor);
 
-        /** A response's status line, no protocol handler of Jetty's taking it: the agent's handler for a governed refusal, else null. */
-        Object jettyRefusal(Object request, Object response, int status);
 
         /**
          * As {@link #isGovernedRefusal(int)}, or, off the thread of any governed call, for {@code asyncCall}: the
@@ -112,24 +109,9 @@ public final class AgentHooks {
          */
         boolean isGovernedRefusal(int status, Object asyncCall);
 
-        /**
-         * Apache HttpAsyncClient 5's {@code doExecute}: a {@code Future} the agent completes with the final outcome,
-         * or null to run the original method.
-         */
-        Object apache5AsyncExecute(Object client, Object target, Object producer, Object consumer, Object pushHandlerFactory,
-                                   Object context, Object callback);
 
-        /**
-         * Apache HttpAsyncClient 4.1's {@code execute(producer, consumer, context, callback)}: a {@code Future} the agent
-         * completes with the final outcome, or null to run the original method.
-         */
-        Object apache4AsyncExecute(Object client, Object producer, Object consumer, Object context, Object callback);
 
-        /** Jetty 9.4-11's {@code HttpRequest.send(listener)}: true when the agent sends it itself, once its turn has come. */
-        boolean jetty9to11Send(Object request, Object listener, Object client);
 
-        /** Jetty 9.4-11's conversation picks its response listeners with no protocol handler's: the agent's for a governed refusal, else null. */
-        Object jetty9to11Refusal(Object conversation);
     }
 
     /**
@@ -151,6 +133,13 @@ public final class AgentHooks {
 
     public static void install(Dispatcher installed) {
         dispatcher = installed;
+    }
+
+    /** See {@link Dispatcher#module}: the one entry of every client's own steps, where no step of the five fits. */
+    @DontInline @LambdaForm$DontInline
+    public static Object module(String hook, Object[] args) {
+        Dispatcher d = dispatcher;
+        return d == null ? null : d.module(hook, args);
     }
 
     @DontInline @LambdaForm$DontInline
@@ -294,66 +283,14 @@ public final class AgentHooks {
     }
 
     @DontInline @LambdaForm$DontInline
-    public static boolean okhttpEnqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable) {
-        Dispatcher d = dispatcher;
-        return d != null && d.okhttpEnqueue(okCall, callback, scheme, host, port, replayable);
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static void okhttpAsyncDone(Object okCall) {
-        Dispatcher d = dispatcher;
-        if (d != null) {
-            d.okhttpAsyncDone(okCall);
-        }
-    }
-
-    @DontInline @LambdaForm$DontInline
     public static boolean isGovernedRefusal(int status) {
         Dispatcher d = dispatcher;
         return d != null && d.isGovernedRefusal(status);
     }
 
     @DontInline @LambdaForm$DontInline
-    public static boolean jettySend(Object request, Object listener, String scheme, String host, int port, boolean replayable,
-                                    Executor executor) {
-        Dispatcher d = dispatcher;
-        return d != null && d.jettySend(request, listener, scheme, host, port, replayable, executor);
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static Object jettyRefusal(Object request, Object response, int status) {
-        Dispatcher d = dispatcher;
-        return d == null ? null : d.jettyRefusal(request, response, status);
-    }
-
-    @DontInline @LambdaForm$DontInline
     public static boolean isGovernedRefusal(int status, Object asyncCall) {
         Dispatcher d = dispatcher;
         return d != null && d.isGovernedRefusal(status, asyncCall);
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static Object apache5AsyncExecute(Object client, Object target, Object producer, Object consumer, Object pushHandlerFactory,
-                                             Object context, Object callback) {
-        Dispatcher d = dispatcher;
-        return d == null ? null : d.apache5AsyncExecute(client, target, producer, consumer, pushHandlerFactory, context, callback);
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static Object apache4AsyncExecute(Object client, Object producer, Object consumer, Object context, Object callback) {
-        Dispatcher d = dispatcher;
-        return d == null ? null : d.apache4AsyncExecute(client, producer, consumer, context, callback);
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static boolean jetty9to11Send(Object request, Object listener, Object client) {
-        Dispatcher d = dispatcher;
-        return d != null && d.jetty9to11Send(request, listener, client);
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static Object jetty9to11Refusal(Object conversation) {
-        Dispatcher d = dispatcher;
-        return d == null ? null : d.jetty9to11Refusal(conversation);
     }
 }

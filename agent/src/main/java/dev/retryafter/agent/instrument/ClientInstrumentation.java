@@ -1,6 +1,16 @@
 package dev.retryafter.agent.instrument;
 
-import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.log.AgentLog;
+import dev.retryafter.agent.instrument.apache4.Apache4Module;
+import dev.retryafter.agent.instrument.apache4async.Apache4AsyncModule;
+import dev.retryafter.agent.instrument.apache5.Apache5Module;
+import dev.retryafter.agent.instrument.apache5async.Apache5AsyncModule;
+import dev.retryafter.agent.instrument.commonshttp3.CommonsHttp3Module;
+import dev.retryafter.agent.instrument.jdk.JdkModule;
+import dev.retryafter.agent.instrument.jetty.JettyModule;
+import dev.retryafter.agent.instrument.jetty9to11.Jetty9to11Module;
+import dev.retryafter.agent.instrument.okhttp.OkHttpModule;
+import dev.retryafter.agent.instrument.urlconnection.UrlConnectionModule;
 
 import java.io.IOException;
 import java.lang.instrument.ClassFileTransformer;
@@ -25,7 +35,7 @@ import java.util.zip.CRC32;
  * <p>A plain {@link ClassFileTransformer}: for every class the JVM loads it does one lookup by name,
  * and one test of the name's end for relocated copies in fat jars ({@link #mayBeRelocated}; a copy is
  * then confirmed by its methods, {@link ClassShape}, and woven with advice relocated alike, {@link Relocation}),
- * and only for the handful of client classes below does it call on Byte Buddy's {@code Advice} ({@link AdviceWeaver}),
+ * and only for the handful of client classes its modules list ({@link ClientModule}) does it call on Byte Buddy's {@code Advice} ({@link AdviceWeaver}),
  * straight through an ASM reader and writer. Byte Buddy's {@code AgentBuilder} does far more than
  * this needs (it generates a transformer class of its own at start-up, and its {@code DynamicType}
  * machinery loads hundreds of classes more), which measured about 0.4 s added to the first response.
@@ -36,10 +46,24 @@ import java.util.zip.CRC32;
  */
 public final class ClientInstrumentation implements ClassFileTransformer {
 
-    private static final String ADVICE = "dev.retryafter.agent.instrument.";
-    private static final Root APACHE4 = new Root("org/apache/http/", "Apache HttpClient 4");
-    private static final Root APACHE5 = new Root("org/apache/hc/", "Apache HttpClient 5");
-    private static final Root OKHTTP = new Root("okhttp3/", "OkHttp");
+    static final String ADVICE = "dev.retryafter.agent.instrument.";
+
+    /**
+     * Every client the agent governs: one module per package below this one, each listing its own classes and advice.
+     * A new client adds its module here.
+     */
+    static final ClientModule[] MODULES = {
+        new JdkModule(),
+        new Apache5Module(),
+        new Apache5AsyncModule(),
+        new Apache4AsyncModule(),
+        new Apache4Module(),
+        new CommonsHttp3Module(),
+        new UrlConnectionModule(),
+        new OkHttpModule(),
+        new JettyModule(),
+        new Jetty9to11Module(),
+    };
 
     private final Map<String, Target> targets = new HashMap<>();
     /** The targets a relocated copy may be of, by the last part of their name ({@code "InternalHttpClient"}). */
@@ -59,83 +83,12 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         this.ungoverned = ungoverned;
         this.cache = cache;
         this.selfGuarded = selfGuarded;
-        add(new Target("jdk.internal.net.http.HttpClientFacade")
-                .advise("send/2", "jdk.SendAdvice")
-                .advise("sendAsync/2", "jdk.SendAsyncAdvice")
-                .advise("sendAsync/3", "jdk.SendAsyncAdvice$WithPushPromises"));
-        // Apache's and OkHttp's classes are matched in relocated copies too (fat jars): their root package, the
-        // client's name, and the shape a copy must have, in the original's names, to be taken for one.
-        for (String client : new String[] {"InternalHttpClient", "MinimalHttpClient"}) {
-            add(new Target("org.apache.hc.client5.http.impl.classic." + client).advise("doExecute/3", "apache5.ExecuteAdvice")
-                    .relocatable(APACHE5, "doExecute(Lorg/apache/hc/core5/http/HttpHost;Lorg/apache/hc/core5/http/ClassicHttpRequest;"
-                            + "Lorg/apache/hc/core5/http/protocol/HttpContext;)Lorg/apache/hc/client5/http/impl/classic/CloseableHttpResponse;"));
+        for (ClientModule module : MODULES) { // no lambdas on the start-up path (see AgentInstaller): plain loops
+            for (Target target : module.targets()) {
+                target.module = module.getClass().getName();
+                add(target);
+            }
         }
-        // The holders of an exchange's pooled connection: a governed attempt's permit lasts until it goes back.
-        add(new Target("org.apache.hc.client5.http.impl.classic.InternalExecRuntime")
-                .advise("acquireEndpoint", "apache5.ExecRuntimeAdvice$Acquired")
-                .advise("releaseEndpoint discardEndpoint", "apache5.ExecRuntimeAdvice$Released")
-                .relocatable(APACHE5, "releaseEndpoint()V", "discardEndpoint()V"));
-        add(new Target("org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec").advise("<init>/1", "apache5.RetryStrategyAdvice")
-                .relocatable(APACHE5, "<init>(Lorg/apache/hc/client5/http/HttpRequestRetryStrategy;)V"));
-        // The default strategy answers for itself: asked about every response, it is not worth a reflective guard.
-        add(new Target("org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy")
-                .advise("retryRequest/3", "apache5.DefaultRetryStrategyAdvice").guardsItself()
-                .relocatable(APACHE5, "retryRequest(Lorg/apache/hc/core5/http/HttpResponse;ILorg/apache/hc/core5/http/protocol/HttpContext;)Z"));
-        // HttpAsyncClient 5: every execute overload meets in doExecute/6, HTTP/1.1 and H2 alike; its retry exec is guarded as classic's.
-        for (String client : new String[] {"InternalAbstractHttpAsyncClient", "AbstractMinimalHttpAsyncClientBase"}) {
-            add(new Target("org.apache.hc.client5.http.impl.async." + client).advise("doExecute/6", "apache5async.ExecuteAdvice"));
-        }
-        add(new Target("org.apache.hc.client5.http.impl.async.AsyncHttpRequestRetryExec").advise("<init>/1", "apache5.RetryStrategyAdvice"));
-        // HttpAsyncClient 4.1: every execute overload meets in execute/4 (producer, consumer, context, callback). It retries no status itself.
-        for (String client : new String[] {"InternalHttpAsyncClient", "MinimalHttpAsyncClient"}) {
-            add(new Target("org.apache.http.impl.nio.client." + client).advise("execute/4", "apache4async.ExecuteAdvice"));
-        }
-        for (String client : new String[] {"InternalHttpClient", "MinimalHttpClient", "AbstractHttpClient"}) {
-            add(new Target("org.apache.http.impl.client." + client).advise("doExecute/3", "apache4.ExecuteAdvice")
-                    .relocatable(APACHE4, "doExecute(Lorg/apache/http/HttpHost;Lorg/apache/http/HttpRequest;Lorg/apache/http/protocol/HttpContext;)"
-                            + "Lorg/apache/http/client/methods/CloseableHttpResponse;"));
-        }
-        add(new Target("org.apache.http.impl.execchain.ConnectionHolder")
-                .advise("<init>", "apache4.ConnectionHolderAdvice$Acquired")
-                .advise("releaseConnection/1 abortConnection", "apache4.ConnectionHolderAdvice$Released")
-                .relocatable(APACHE4, "releaseConnection(Z)V", "abortConnection()V"));
-        // AutoRetryHttpClient (deprecated since 4.3) is not here: its retries run outside the client's doExecute.
-        add(new Target("org.apache.http.impl.execchain.ServiceUnavailableRetryExec").advise("<init>/2", "apache4.RetryStrategyAdvice")
-                .relocatable(APACHE4, "<init>(Lorg/apache/http/impl/execchain/ClientExecChain;Lorg/apache/http/client/ServiceUnavailableRetryStrategy;)V"));
-        // Commons HttpClient 3: every executeMethod overload calls the three-argument one.
-        add(new Target("org.apache.commons.httpclient.HttpClient").advise("executeMethod/3", "commonshttp3.ExecuteAdvice"));
-        add(new Target("org.apache.commons.httpclient.HttpMethodBase")
-                .advise("execute/2", "commonshttp3.MethodLeaseAdvice$Acquired")
-                .advise("ensureConnectionRelease/0", "commonshttp3.MethodLeaseAdvice$Released"));
-        // HttpURLConnection, HttpsURLConnection's delegate included: the same methods from Java 8 to 25.
-        add(new Target("sun.net.www.protocol.http.HttpURLConnection")
-                .advise("plainConnect/0", "urlconnection.ConnectAdvice")
-                .advise("followRedirect/0", "urlconnection.ResponseAdvice")
-                .advise("disconnect/0", "urlconnection.DisconnectAdvice"));
-        add(new Target("sun.net.www.http.HttpClient").advise("finished/0 closeServer/0", "urlconnection.ClientDoneAdvice"));
-        add(new Target("sun.net.www.protocol.https.HttpsClient").advise("closeServer/0", "urlconnection.ClientDoneAdvice"));
-        // OkHttp 3.x names its call okhttp3.RealCall; 4.x and 5.x, okhttp3.internal.connection.RealCall.
-        add(new Target("okhttp3.internal.http.RetryAndFollowUpInterceptor")
-                .advise("intercept/1", "okhttp.InterceptAdvice")
-                .advise("followUpRequest", "okhttp.FollowUpAdvice")
-                .relocatable(OKHTTP, "intercept(Lokhttp3/Interceptor$Chain;)Lokhttp3/Response;"));
-        for (String call : new String[] {"okhttp3.RealCall", "okhttp3.internal.connection.RealCall"}) {
-            add(new Target(call).advise("enqueue/1", "okhttp.EnqueueAdvice").relocatable(OKHTTP, "enqueue(Lokhttp3/Callback;)V"));
-        }
-        add(new Target("okhttp3.RealCall$AsyncCall").advise("execute/0", "okhttp.AsyncDoneAdvice").relocatable(OKHTTP, "execute()V"));
-        add(new Target("okhttp3.internal.connection.RealCall$AsyncCall").advise("run/0", "okhttp.AsyncDoneAdvice")
-                .relocatable(OKHTTP, "run()V"));
-        // Jetty 12: send() blocks on send(listener); the agent's handler takes governed refusals at their status line.
-        add(new Target("org.eclipse.jetty.client.transport.HttpRequest").advise("send/1", "jetty.SendAdvice"));
-        // 9.4-11 have an HttpClient of the same name, whose findProtocolHandler takes their api types: not 12's, left alone.
-        add(new Target("org.eclipse.jetty.client.HttpClient").advise("findProtocolHandler/2", "jetty.RefusalAdvice")
-                .onlyIfDeclares("findProtocolHandler(Lorg/eclipse/jetty/client/Request;Lorg/eclipse/jetty/client/Response;)"
-                        + "Lorg/eclipse/jetty/client/ProtocolHandler;"));
-        // Jetty 9.4, 10 and 11 (API in org.eclipse.jetty.client.api): the same, in the classes 12 moved to transport; the
-        // refusal at the conversation's choice of listeners, since their HttpClient shares 12's class name.
-        add(new Target("org.eclipse.jetty.client.HttpRequest").advise("send/1", "jetty9to11.SendAdvice"));
-        add(new Target("org.eclipse.jetty.client.HttpConversation").advise("updateResponseListeners/1", "jetty9to11.RefusalAdvice"));
-        // No lambdas on the start-up path (see AgentInstaller): plain loops.
         for (Target target : targets.values()) {
             if (target.root != null) {
                 List<Target> sameName = relocatable.get(target.simpleName);
@@ -371,163 +324,6 @@ public final class ClientInstrumentation implements ClassFileTransformer {
 
     private void add(Target target) {
         targets.put(target.className.replace('.', '/'), target);
-    }
-
-    /**
-     * One client class and the advice for its methods, each named by its class in this package. The
-     * methods are written as {@code name/arity} ({@code <init>} for a constructor, no arity for any),
-     * several separated by spaces; they become Byte Buddy matchers only when the class is changed, so
-     * a run whose classes come from the cache loads none of Byte Buddy.
-     */
-    private static final class Target {
-        final String className;
-        final List<String> methods = new ArrayList<>();
-        final List<String> advice = new ArrayList<>();
-        /** A retry strategy whose advice answers for it: see {@link SelfGuardedStrategies}. */
-        boolean guardsItself;
-        private volatile Long adviceKey;
-        /** For a client class a fat jar may relocate: its root package ({@code "org/apache/http/"}), else null. */
-        String root;
-        String client;
-        /** The internal name after the root ({@code "impl/client/InternalHttpClient"}), and its part after the last slash. */
-        String suffix;
-        String simpleName;
-        /** Methods, {@code name + descriptor} in the original's names, that a relocated copy must declare. */
-        final List<String> shape = new ArrayList<>();
-        /** Methods, {@code name + descriptor}, the class itself must declare to be changed: empty for any class of the name. */
-        final List<String> requires = new ArrayList<>();
-
-        Target(String className) {
-            this.className = className;
-        }
-
-        Target relocatable(Root root, String... methods) {
-            String internalName = className.replace('.', '/');
-            this.root = root.root;
-            this.client = root.client;
-            this.suffix = internalName.substring(root.root.length());
-            this.simpleName = internalName.substring(internalName.lastIndexOf('/') + 1);
-            shape.addAll(Arrays.asList(methods));
-            return this;
-        }
-
-        /**
-         * How {@code internalName} relocated this class, or null when it is no relocation of it: it must
-         * end with the suffix after a slash, and not be the original. A suffix of one part
-         * ({@code okhttp3/RealCall}) must be preceded by the root's own last part
-         * ({@code shaded/okhttp3/RealCall}): a class named {@code RealCall} alone says too little.
-         */
-        Relocation relocationOf(String internalName) {
-            int cut = internalName.length() - suffix.length();
-            if (cut <= 0 || !internalName.endsWith(suffix) || internalName.charAt(cut - 1) != '/') {
-                return null;
-            }
-            String prefix = internalName.substring(0, cut);
-            if (prefix.equals(root)) {
-                return null;
-            }
-            if (suffix.indexOf('/') < 0) {
-                String last = root.substring(root.lastIndexOf('/', root.length() - 2) + 1);
-                if (!prefix.endsWith("/" + last)) {
-                    return null;
-                }
-            }
-            return new Relocation(root, prefix);
-        }
-
-        /**
-         * Whether {@code methods} (a class's, {@link ClassShape}) has this target's shape relocated: with
-         * {@code exactly}, every method with its descriptor relocated; else every method by name alone.
-         */
-        boolean shapeOf(Set<String> methods, Relocation relocation, boolean exactly) {
-            for (String method : shape) {
-                int paren = method.indexOf('(');
-                if (exactly) {
-                    if (!methods.contains(method.substring(0, paren) + relocation.mapDescriptor(method.substring(paren)))) {
-                        return false;
-                    }
-                } else if (!declaresNamed(methods, method.substring(0, paren + 1))) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        private static boolean declaresNamed(Set<String> methods, String nameAndParen) {
-            for (String declared : methods) {
-                if (declared.startsWith(nameAndParen)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        Target advise(String method, String adviceClass) {
-            methods.add(method);
-            advice.add(ADVICE + adviceClass);
-            return this;
-        }
-
-        /** Changed only when the class declares {@code methods}: a class of the same name in another version is left as it is. */
-        Target onlyIfDeclares(String... methods) {
-            requires.addAll(Arrays.asList(methods));
-            return this;
-        }
-
-        /** Whether {@code bytes} declare every method {@link #onlyIfDeclares} named; read only for such targets. */
-        boolean declaredBy(String internalName, byte[] bytes) {
-            if (requires.isEmpty()) {
-                return true;
-            }
-            try {
-                return ClassShape.methods(bytes).containsAll(requires);
-            } catch (IOException | RuntimeException e) {
-                AgentLog.logger().debug("could not read {}: {}", internalName, String.valueOf(e));
-                return false;
-            }
-        }
-
-        Target guardsItself() {
-            guardsItself = true;
-            return this;
-        }
-
-        /**
-         * A checksum of what decides how this class is changed: its advice's class files, the
-         * transformer's (which holds the method matchers), the weaver's, the agent's version and
-         * the JDK's. A cached class made by other advice, or on another JDK, is not used.
-         */
-        long adviceKey(ClassLoader agentLoader) throws IOException {
-            Long key = adviceKey;
-            if (key == null) {
-                CRC32 crc = new CRC32();
-                List<String> classes = new ArrayList<>(advice);
-                classes.add(ClientInstrumentation.class.getName());
-                classes.add(Target.class.getName());
-                classes.add(ADVICE + "AdviceWeaver"); // by name: its class names Byte Buddy's
-                for (String name : classes) {
-                    crc.update(ClassFiles.read(agentLoader, name));
-                }
-                Package own = Target.class.getPackage();
-                // The JDK too: Byte Buddy describes its types when it changes a class, and one JDK's may differ from another's.
-                String versions = (own == null ? null : own.getImplementationVersion()) + " " + System.getProperty("java.version");
-                crc.update(versions.getBytes(StandardCharsets.UTF_8));
-                key = crc.getValue();
-                adviceKey = key;
-            }
-            return key;
-        }
-    }
-
-    /** A client's root package, and its name at exit. */
-    private static final class Root {
-        final String root;
-        final String client;
-
-        Root(String root, String client) {
-            this.root = root;
-            this.client = client;
-        }
     }
 
     /** A relocated copy of a target: the target's methods, its advice read relocated as the copy is. */

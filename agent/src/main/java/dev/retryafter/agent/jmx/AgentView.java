@@ -4,7 +4,7 @@ import dev.retryafter.agent.GoverningSwitch;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.RetryEngine;
-import dev.retryafter.agent.AgentLogger;
+import dev.retryafter.agent.log.AgentLogger;
 
 import java.time.Instant;
 import java.util.ArrayList;

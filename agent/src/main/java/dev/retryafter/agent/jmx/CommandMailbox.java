@@ -1,6 +1,6 @@
 package dev.retryafter.agent.jmx;
 
-import dev.retryafter.agent.AgentLogger;
+import dev.retryafter.agent.log.AgentLogger;
 
 import java.io.IOException;
 import java.lang.instrument.Instrumentation;

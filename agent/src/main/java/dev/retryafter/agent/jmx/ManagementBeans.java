@@ -3,7 +3,7 @@ package dev.retryafter.agent.jmx;
 import dev.retryafter.agent.GoverningSwitch;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.RetryEngine;
-import dev.retryafter.agent.AgentLogger;
+import dev.retryafter.agent.log.AgentLogger;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;

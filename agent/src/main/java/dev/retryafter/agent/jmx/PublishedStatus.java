@@ -1,6 +1,6 @@
 package dev.retryafter.agent.jmx;
 
-import dev.retryafter.agent.IsolatedClass;
+import dev.retryafter.agent.bootstrap.IsolatedClass;
 
 import java.lang.instrument.Instrumentation;
 import java.util.Properties;

@@ -3,7 +3,7 @@ package dev.retryafter.agent.metrics;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
-import dev.retryafter.agent.AgentLogger;
+import dev.retryafter.agent.log.AgentLogger;
 import dev.retryafter.agent.config.MetricsAddress;
 
 import java.io.IOException;

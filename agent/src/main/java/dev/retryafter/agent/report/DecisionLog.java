@@ -1,8 +1,8 @@
 package dev.retryafter.agent.report;
 
-import dev.retryafter.agent.AgentLog;
-import dev.retryafter.agent.AgentLogger;
-import dev.retryafter.agent.LogLine;
+import dev.retryafter.agent.log.AgentLog;
+import dev.retryafter.agent.log.AgentLogger;
+import dev.retryafter.agent.log.LogLine;
 import dev.retryafter.agent.engine.CharacterisationChange;
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.DaemonThreads;

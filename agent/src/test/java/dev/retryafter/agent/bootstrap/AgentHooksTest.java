@@ -38,6 +38,7 @@ class AgentHooksTest {
         AgentHooks.discardRefused(null, "abort");
         AgentHooks.connectionAcquired(new Object());
         AgentHooks.connectionReleased(new Object());
+        assertNull(AgentHooks.module("apache5async.execute", new Object[7]));
     }
 
     /**

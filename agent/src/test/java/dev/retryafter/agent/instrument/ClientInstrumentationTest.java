@@ -87,7 +87,7 @@ class ClientInstrumentationTest {
     void anAsyncClient4ClassIsAdvised(String className) throws Exception {
         byte[] transformed = instrumentation.transform(here, className, bytes(className, here));
         assertNotNull(transformed, "advised");
-        assertTrue(new String(transformed, java.nio.charset.StandardCharsets.ISO_8859_1).contains("apache4AsyncExecute"),
+        assertTrue(new String(transformed, java.nio.charset.StandardCharsets.ISO_8859_1).contains("apache4async.execute"),
                 "calls into the hooks");
     }
 

@@ -1,7 +1,7 @@
 package dev.retryafter.agent.metrics;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.GoverningSwitch;
 import dev.retryafter.agent.config.AgentArguments;
 import dev.retryafter.agent.config.MetricsAddress;

@@ -1,14 +1,14 @@
 package dev.retryafter.agent.instrument.apache4async;
 
-import dev.retryafter.agent.report.Turns;
-import dev.retryafter.agent.AgentLog;
-import dev.retryafter.agent.bootstrap.AgentHooks;
+import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.Delays;
-import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.RetryEngine;
+import dev.retryafter.agent.instrument.AsyncAttempt;
+import dev.retryafter.agent.instrument.AsyncExchange;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.Endpoint;
+import dev.retryafter.agent.instrument.ModuleHooks;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -16,11 +16,6 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.Future;
 
 /**
@@ -37,24 +32,10 @@ import java.util.concurrent.Future;
  * <p>The client's types are reached by reflection, through the interfaces its own {@code execute} names, and the
  * agent stands in for the producer, consumer and callback with proxies of those interfaces.
  */
-public final class Apache4AsyncCalls {
+public final class Apache4AsyncCalls implements ModuleHooks {
 
-    /** As the other adapters' discards: long enough for a small body on a slow link, short against any wait. */
-    static final long DISCARD_MILLIS = 100;
-    static final long DISCARD_BYTES = 64 * 1024;
-
-    /** Where the agent's own failures and delayed sends run: never the agent's delay thread, never an I/O dispatcher. */
-    private static final Executor ASYNC = ForkJoinPool.getCommonPoolParallelism() > 1 ? ForkJoinPool.commonPool() : new ThreadPerTask();
-
-    /** A class, not a lambda: this class is loaded at start-up, where no lambda of the agent's is linked (see AgentInstaller). */
-    private static final class ThreadPerTask implements Executor {
-        @Override
-        public void execute(Runnable task) {
-            Thread thread = new Thread(task, "retry-after-agent-apache4-async");
-            thread.setDaemon(true);
-            thread.start();
-        }
-    }
+    /** {@code execute}'s arguments: client, producer, consumer, context, callback. */
+    public static final String EXECUTE = "apache4async.execute";
 
     private static final ClassValue<Shape> SHAPES = new ClassValue<Shape>() {
         @Override
@@ -73,6 +54,16 @@ public final class Apache4AsyncCalls {
     public Apache4AsyncCalls(RetryEngine engine, CallDepth depth) {
         this.engine = engine;
         this.depth = depth;
+    }
+
+    @Override
+    public String[] hooks() {
+        return new String[] {EXECUTE};
+    }
+
+    @Override
+    public Object call(String hook, Object[] a, NewCalls newCalls) {
+        return newCalls.governed() ? execute(a[0], a[1], a[2], a[3], a[4]) : null;
     }
 
     /** A future of the final outcome, or null to let the original method run (nothing was sent yet). */
@@ -102,7 +93,7 @@ public final class Apache4AsyncCalls {
     }
 
     /** The client's types and methods, as its own {@code execute} names them; found once per client class. */
-    static final class Shape {
+    static final class Shape extends AsyncExchange.ResponseHeads {
         final Method execute;
         final Class<?> producerType;
         final Class<?> consumerType;
@@ -124,9 +115,6 @@ public final class Apache4AsyncCalls {
         private volatile Method getStatusLine;
         private volatile Method getStatusCode;
         private volatile Method getAllHeaders;
-        private volatile Method getFirstHeader;
-        private volatile Method headerName;
-        private volatile Method headerValue;
         private volatile Method decoderRead;
 
         Shape(Class<?> clientType) throws ReflectiveOperationException {
@@ -165,9 +153,9 @@ public final class Apache4AsyncCalls {
 
         String scheme(Object target) throws ReflectiveOperationException {
             if (getSchemeName == null) {
-                getPort = publicMethod(target.getClass(), "getPort");
-                getHostName = publicMethod(target.getClass(), "getHostName");
-                getSchemeName = publicMethod(target.getClass(), "getSchemeName");
+                getPort = AsyncExchange.publicMethod(target.getClass(), "getPort");
+                getHostName = AsyncExchange.publicMethod(target.getClass(), "getHostName");
+                getSchemeName = AsyncExchange.publicMethod(target.getClass(), "getSchemeName");
             }
             return (String) getSchemeName.invoke(target);
         }
@@ -180,330 +168,97 @@ public final class Apache4AsyncCalls {
             return (Integer) getPort.invoke(target);
         }
 
-        int status(Object response) throws ReflectiveOperationException {
+        @Override
+        public int status(Object response) throws ReflectiveOperationException {
             if (getStatusCode == null) {
-                getStatusLine = publicMethod(response.getClass(), "getStatusLine");
-                getStatusCode = publicMethod(getStatusLine.getReturnType(), "getStatusCode");
+                getStatusLine = AsyncExchange.publicMethod(response.getClass(), "getStatusLine");
+                getStatusCode = AsyncExchange.publicMethod(getStatusLine.getReturnType(), "getStatusCode");
             }
             return (Integer) getStatusCode.invoke(getStatusLine.invoke(response));
         }
 
-        Object[] headers(Object response) throws ReflectiveOperationException {
+        @Override
+        public Object[] headers(Object response) throws ReflectiveOperationException {
             if (getAllHeaders == null) {
-                getAllHeaders = publicMethod(response.getClass(), "getAllHeaders");
+                getAllHeaders = AsyncExchange.publicMethod(response.getClass(), "getAllHeaders");
             }
             return (Object[]) getAllHeaders.invoke(response);
-        }
-
-        String firstHeader(Object response, String name) throws ReflectiveOperationException {
-            if (getFirstHeader == null) {
-                getFirstHeader = publicMethod(response.getClass(), "getFirstHeader", String.class);
-            }
-            Object header = getFirstHeader.invoke(response, name);
-            return header == null ? null : headerValue(header);
-        }
-
-        String headerName(Object header) throws ReflectiveOperationException {
-            if (headerName == null) {
-                headerName = publicMethod(header.getClass(), "getName");
-            }
-            return (String) headerName.invoke(header);
-        }
-
-        String headerValue(Object header) throws ReflectiveOperationException {
-            if (headerValue == null) {
-                headerValue = publicMethod(header.getClass(), "getValue");
-            }
-            return (String) headerValue.invoke(header);
         }
 
         /** {@code ContentDecoder.read(ByteBuffer)}: the bytes read, -1 at the body's end. */
         int read(Object decoder, ByteBuffer into) throws ReflectiveOperationException {
             if (decoderRead == null) {
-                decoderRead = publicMethod(decoder.getClass(), "read", ByteBuffer.class);
+                decoderRead = AsyncExchange.publicMethod(decoder.getClass(), "read", ByteBuffer.class);
             }
             return (Integer) decoderRead.invoke(decoder, into);
         }
-
-        /** The method as a public interface or class declares it: the client's implementations need not be public. */
-        private static Method publicMethod(Class<?> type, String name, Class<?>... parameters) throws NoSuchMethodException {
-            for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-                if (c.isInterface() || Modifier.isPublic(c.getModifiers())) {
-                    try {
-                        return c.getMethod(name, parameters);
-                    } catch (NoSuchMethodException next) {
-                        // on to its interfaces
-                    }
-                }
-                for (Class<?> i : c.getInterfaces()) {
-                    try {
-                        return i.getMethod(name, parameters);
-                    } catch (NoSuchMethodException next) {
-                        // on to the next
-                    }
-                }
-            }
-            throw new NoSuchMethodException(name + " on " + type.getName());
-        }
     }
 
-    /** The proxy's own {@code Object} methods: equal to itself alone. */
-    static Object identity(Object proxy, Method method, Object[] args) {
-        switch (method.getName()) {
-            case "equals":
-                return proxy == args[0];
-            case "hashCode":
-                return System.identityHashCode(proxy);
-            default:
-                return "retry-after-agent " + proxy.getClass().getInterfaces()[0].getSimpleName();
-        }
-    }
-
-    static Object forward(Method method, Object target, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-    }
-
-    private static Exception asException(Throwable failure) {
-        return failure instanceof Exception ? (Exception) failure : new IllegalStateException(failure);
-    }
-
-    /**
-     * The future the application holds: one attempt after another until an outcome is final. Cancelling it
-     * abandons the call (its place in the host's queue, its wait) and cancels the attempt in flight.
-     */
-    static final class GovernedExchange extends CompletableFuture<Object> {
+    /** The future the application holds ({@link AsyncExchange}); a later attempt resets the application's producer first. */
+    static final class GovernedExchange extends AsyncExchange {
         private final Shape shape;
-        private final Call call;
-        private final CallDepth depth;
-        private final Delays delays;
         private final Object client;
         private final Object producer;
         private final Object consumer;
         private final Object context;
-        private final Object callback;
-        private volatile Future<?> inFlight;
-        private volatile boolean finished;
         /** Whether an attempt went out with the application's producer and consumer: a later one resets the producer first. */
         private volatile boolean sentOnce;
 
         GovernedExchange(Shape shape, Call call, CallDepth depth, Delays delays, Object client, Object producer, Object consumer,
                          Object context, Object callback) {
+            super("Apache async 4", call, depth, delays, shape.loader, shape.callbackType, callback, shape.completed, shape.failed,
+                    shape.cancelled, shape);
             this.shape = shape;
-            this.call = call;
-            this.depth = depth;
-            this.delays = delays;
             this.client = client;
             this.producer = producer;
             this.consumer = consumer;
             this.context = context;
-            this.callback = callback;
+        }
+
+        @Override
+        protected AsyncAttempt newAttempt() {
+            return new Attempt(this);
+        }
+
+        @Override
+        protected Object prepare(AsyncAttempt attempt) throws Exception {
+            if (sentOnce) {
+                shape.resetRequest.invoke(producer); // a repeatable producer, back at its start
+            }
+            return new Object[] {
+                Proxy.newProxyInstance(shape.loader, new Class<?>[] {shape.producerType}, ((Attempt) attempt).producer),
+                Proxy.newProxyInstance(shape.loader, new Class<?>[] {shape.consumerType}, attempt),
+                callbackProxy(attempt.outcome)};
+        }
+
+        @Override
+        protected Future<?> execute(Object prepared) throws Exception {
+            Object[] proxies = (Object[]) prepared;
+            Future<?> sent = (Future<?>) shape.execute.invoke(client, proxies[0], proxies[1], context, proxies[2]);
+            sentOnce = true;
+            return sent;
+        }
+
+        @Override
+        protected Future<?> executePlain(Object callbackProxy) throws Exception {
+            if (sentOnce) {
+                shape.resetRequest.invoke(producer);
+            }
+            return (Future<?>) shape.execute.invoke(client, producer, consumer, context, callbackProxy);
         }
 
         /**
-         * The first attempt, on the application's thread: false when the client's own {@code execute} threw there
-         * at once (a client not started: nothing was sent), and the original method is to run and throw it as it always did.
+         * A failure no attempt in flight has told the application's consumer and producer of: they hear it and are
+         * closed, as the client does with a failed exchange; the future and callback are told on another thread.
          */
-        boolean first() {
-            CompletableFuture<Void> turn;
-            try {
-                turn = Turns.start(call);
-            } catch (RuntimeException e) {
-                AgentLog.failure("taking an Apache async 4 turn", e);
-                call.endAttempt();
-                return false;
-            }
-            if (turn.isDone() && !turn.isCompletedExceptionally()) {
-                if (!send(true)) {
-                    call.endAttempt();
-                    return false;
-                }
-                return true;
-            }
-            afterTurn(turn);
-            return true;
-        }
-
-        /** Any later attempt, after a refusal: its turn is a scheduled continuation, never a blocked thread. */
-        void attempt() {
-            CompletableFuture<Void> turn;
-            try {
-                turn = Turns.start(call);
-            } catch (RuntimeException e) {
-                fallBack(e);
-                return;
-            }
-            afterTurn(turn);
-        }
-
-        private void afterTurn(CompletableFuture<Void> turn) {
-            inFlight = turn;
-            turn.whenCompleteAsync((granted, failure) -> {
-                if (failure == null) {
-                    if (isDone()) {
-                        call.endAttempt(); // cancelled by the application while the turn came
-                    } else {
-                        send(false);
-                    }
-                    return;
-                }
-                Throwable cause = unwrap(failure);
-                if (cause instanceof HostHeldException) {
-                    failUnsent((HostHeldException) cause);
-                } else if (!(cause instanceof CancellationException)) {
-                    fallBack(cause);
-                }
-            }, ASYNC);
-        }
-
-        /**
-         * One attempt through the client's own {@code execute}, inside this call so its advice lets it run. False
-         * only when {@code atOnce} and the client threw before sending anything.
-         */
-        private boolean send(boolean atOnce) {
-            Attempt attempt = new Attempt(this);
-            Object producerProxy;
-            Object consumerProxy;
-            Object callbackProxy;
-            try {
-                if (sentOnce) {
-                    shape.resetRequest.invoke(producer); // a repeatable producer, back at its start
-                }
-                producerProxy = Proxy.newProxyInstance(shape.loader, new Class<?>[] {shape.producerType}, attempt.producer);
-                consumerProxy = Proxy.newProxyInstance(shape.loader, new Class<?>[] {shape.consumerType}, attempt);
-                callbackProxy = Proxy.newProxyInstance(shape.loader, new Class<?>[] {shape.callbackType}, attempt.outcome);
-            } catch (InvocationTargetException e) {
-                call.endAttempt(); // the application's producer could not start again: its failure is the outcome
-                failUnsent(asException(e.getCause()));
-                return true;
-            } catch (Throwable t) {
-                if (atOnce) {
-                    AgentLog.failure("governing an Apache async 4 call", t);
-                    return false;
-                }
-                fallBack(t);
-                return true;
-            }
-            Call previous = depth.enter(call);
-            try {
-                Future<?> sent = (Future<?>) shape.execute.invoke(client, producerProxy, consumerProxy, context, callbackProxy);
-                sentOnce = true;
-                attempt.sent(sent);
-                inFlight = sent;
-                if (isDone()) {
-                    sent.cancel(true); // cancelled by the application while this was being sent
-                }
-                return true;
-            } catch (InvocationTargetException e) {
-                if (atOnce) {
-                    return false;
-                }
-                call.endAttempt();
-                failUnsent(asException(e.getCause()));
-                return true;
-            } catch (Throwable t) {
-                if (atOnce) {
-                    AgentLog.failure("governing an Apache async 4 call", t);
-                    return false;
-                }
-                fallBack(t);
-                return true;
-            } finally {
-                depth.restore(previous);
-            }
-        }
-
-        /** Something inside the agent failed: the request goes out once more, as the client alone would send it. */
-        private void fallBack(Throwable agentFailure) {
-            AgentLog.failure("governing an Apache async 4 call", agentFailure);
-            call.endAttempt();
-            Call previous = depth.enter(call); // so the advice lets the plain call run
-            try {
-                if (sentOnce) {
-                    shape.resetRequest.invoke(producer);
-                }
-                inFlight = (Future<?>) shape.execute.invoke(client, producer, consumer, context,
-                        Proxy.newProxyInstance(shape.loader, new Class<?>[] {shape.callbackType}, new PlainOutcome(this)));
-            } catch (InvocationTargetException e) {
-                failUnsent(asException(e.getCause()));
-            } catch (Throwable t) {
-                failUnsent(asException(t));
-            } finally {
-                depth.restore(previous);
-            }
-        }
-
-        /** An attempt is over: on to the next, or the outcome is final. Runs on the client's I/O thread. */
-        void attemptEnded(Attempt attempt, Object result, Exception failure, boolean cancelled) {
-            call.endAttempt();
-            if (finished) {
-                return; // cancelled by the application: it has been told
-            }
-            if (attempt.discarding()) {
-                if (!isDone()) {
-                    attempt(); // a refusal retried: its body's end, a failure reading it, or its exchange given up on alike
-                }
-                return;
-            }
-            if (cancelled) {
-                cancelledByClient();
-            } else if (failure != null) {
-                failHere(failure);
-            } else {
-                succeed(result);
-            }
-        }
-
-        void succeed(Object result) {
-            finished = true;
-            complete(result);
-            tell(shape.completed, result);
-        }
-
-        /**
-         * A failure no attempt in flight has told the application's consumer and producer of (a held host, the
-         * producer that could not start again): they hear it and are closed, as the client does with a failed exchange;
-         * the future and callback are told on another thread.
-         */
-        void failUnsent(Exception failure) {
+        @Override
+        protected void failUnsent(Exception failure) {
             ASYNC.execute(() -> {
                 quietly(shape.consumerFailed, consumer, failure);
                 quietly(shape.consumerClose, consumer);
                 quietly(shape.producerClose, producer);
                 failHere(failure);
             });
-        }
-
-        void failHere(Exception failure) {
-            finished = true;
-            completeExceptionally(failure);
-            tell(shape.failed, failure);
-        }
-
-        void cancelledByClient() {
-            finished = true;
-            super.cancel(false);
-            tell(shape.cancelled);
-        }
-
-        private void tell(Method method, Object... args) {
-            if (callback == null) {
-                return;
-            }
-            try {
-                method.invoke(callback, args);
-            } catch (InvocationTargetException e) {
-                AgentLog.logger().debug("the application's callback threw", e.getCause()); // as the client's own BasicFuture lets it go
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                AgentLog.failure("calling an Apache async 4 callback", e);
-            }
         }
 
         private static void quietly(Method method, Object target, Object... args) {
@@ -513,118 +268,39 @@ public final class Apache4AsyncCalls {
                 AgentLog.logger().debug("the application's consumer or producer threw", e);
             }
         }
-
-        /** The application cancels: the call is abandoned, the attempt in flight cancelled, its callback told. */
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            if (finished || !super.cancel(mayInterruptIfRunning)) {
-                return false;
-            }
-            finished = true;
-            call.abandon();
-            Future<?> current = inFlight;
-            if (current != null) {
-                current.cancel(true);
-            }
-            tell(shape.cancelled);
-            return true;
-        }
-
-        Shape shape() {
-            return shape;
-        }
-
-        Call call() {
-            return call;
-        }
-
-        Object consumer() {
-            return consumer;
-        }
-
-        Object producer() {
-            return producer;
-        }
-
-        Delays delays() {
-            return delays;
-        }
-    }
-
-    /** The outcome of a plain attempt (the agent's fallback), handed through as it comes. */
-    private static final class PlainOutcome implements InvocationHandler {
-        private final GovernedExchange exchange;
-
-        PlainOutcome(GovernedExchange exchange) {
-            this.exchange = exchange;
-        }
-
-        @Override
-        public Object invoke(Object proxy, Method method, Object[] args) {
-            if (method.getDeclaringClass() == Object.class) {
-                return identity(proxy, method, args);
-            }
-            if (exchange.finished) {
-                return null;
-            }
-            switch (method.getName()) {
-                case "completed":
-                    exchange.succeed(args[0]);
-                    break;
-                case "failed":
-                    exchange.failHere((Exception) args[0]);
-                    break;
-                default:
-                    exchange.cancelledByClient();
-            }
-            return null;
-        }
     }
 
     /**
-     * One attempt's response consumer, standing in front of the application's: decides on the final response's head
-     * ({@code responseReceived}) and then either hands everything through, or discards the refusal: its body read and
-     * dropped within {@link #DISCARD_MILLIS} and {@link #DISCARD_BYTES}, else the exchange cancelled, which closes its
-     * connection. The application's consumer and producer hear nothing of a discarded refusal: not its {@code failed},
-     * not its {@code close}.
+     * One attempt's response consumer ({@link AsyncAttempt}): decides at the final response's head
+     * ({@code responseReceived}, after the client's own redirects and authentication); a discarded refusal's body is
+     * read and dropped. The application's consumer and producer hear nothing of a discarded refusal: not its
+     * {@code failed}, not its {@code close}.
      */
-    static final class Attempt implements InvocationHandler {
-        private final GovernedExchange exchange;
-        final Outcome outcome = new Outcome();
+    static final class Attempt extends AsyncAttempt {
+        private final GovernedExchange governed;
         final Producer producer = new Producer();
-        private volatile boolean discarding;
         /** The discarded body ran past its bound: the consumer says it is done, and the client drops the connection. */
         private volatile boolean overBound;
-        private volatile Future<?> sent;
-        private volatile CompletableFuture<Void> giveUp;
         private long bytes;
         private ByteBuffer scratch;
 
         Attempt(GovernedExchange exchange) {
-            this.exchange = exchange;
-        }
-
-        boolean discarding() {
-            return discarding;
-        }
-
-        void sent(Future<?> future) {
-            sent = future;
+            super(exchange);
+            this.governed = exchange;
         }
 
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
             if (method.getDeclaringClass() == Object.class) {
-                return identity(proxy, method, args);
+                return AsyncExchange.identity(proxy, method, args);
             }
             String name = method.getName();
-            if (name.equals("responseReceived") && args != null && args.length == 1 && decideRetry(args[0])) {
-                discarding = true;
+            if (name.equals("responseReceived") && args != null && args.length == 1 && refused(args[0])) {
                 startDiscard();
                 return null;
             }
-            if (!discarding) {
-                return forward(method, exchange.consumer(), args);
+            if (!discarding()) {
+                return AsyncExchange.forward(method, governed.consumer, args);
             }
             switch (name) {
                 case "consumeContent":
@@ -648,76 +324,15 @@ public final class Apache4AsyncCalls {
             }
             for (;;) {
                 scratch.clear();
-                int read = exchange.shape().read(decoder, scratch);
+                int read = governed.shape.read(decoder, scratch);
                 if (read <= 0) {
                     return;
                 }
                 bytes += read;
-                if (bytes > DISCARD_BYTES) {
+                if (bytes > AsyncExchange.DISCARD_BYTES) {
                     overBound = true; // the client cancels the exchange and closes its connection
                     return;
                 }
-            }
-        }
-
-        private void startDiscard() {
-            CompletableFuture<Void> timer = exchange.delays().after(DISCARD_MILLIS);
-            giveUp = timer;
-            timer.thenRunAsync(this::abandonBody, ASYNC);
-        }
-
-        private void stopTimer() {
-            CompletableFuture<Void> timer = giveUp;
-            if (timer != null) {
-                timer.cancel(false);
-            }
-        }
-
-        /** A refusal's body that stalls: its exchange is cancelled, its connection closed, and the retry goes ahead. */
-        private void abandonBody() {
-            Future<?> future = sent;
-            if (future != null) {
-                future.cancel(true);
-            }
-        }
-
-        /** The agent's decision on the response head: true to discard it and send again. */
-        private boolean decideRetry(Object response) {
-            try {
-                Shape shape = exchange.shape();
-                Call call = exchange.call();
-                int status = shape.status(response);
-                if (call.wantsHeaders(status)) {
-                    for (Object header : shape.headers(response)) {
-                        call.offerHeader(shape.headerName(header), shape.headerValue(header));
-                    }
-                }
-                return call.onResponse(status, status >= AgentHooks.LOWEST_REFUSAL ? shape.firstHeader(response, "Retry-After") : null);
-            } catch (Throwable t) {
-                AgentLog.failure("deciding on an Apache async 4 response", t);
-                return false;
-            }
-        }
-
-        /** The attempt's own callback, given to the client's {@code execute}. */
-        final class Outcome implements InvocationHandler {
-            @Override
-            public Object invoke(Object proxy, Method method, Object[] args) {
-                if (method.getDeclaringClass() == Object.class) {
-                    return identity(proxy, method, args);
-                }
-                stopTimer();
-                switch (method.getName()) {
-                    case "completed":
-                        exchange.attemptEnded(Attempt.this, args[0], null, false);
-                        break;
-                    case "failed":
-                        exchange.attemptEnded(Attempt.this, null, (Exception) args[0], false);
-                        break;
-                    default:
-                        exchange.attemptEnded(Attempt.this, null, null, true);
-                }
-                return null;
             }
         }
 
@@ -726,12 +341,12 @@ public final class Apache4AsyncCalls {
             @Override
             public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
                 if (method.getDeclaringClass() == Object.class) {
-                    return identity(proxy, method, args);
+                    return AsyncExchange.identity(proxy, method, args);
                 }
-                if (discarding && (method.getName().equals("close") || method.getName().equals("failed"))) {
+                if (discarding() && (method.getName().equals("close") || method.getName().equals("failed"))) {
                     return null;
                 }
-                return forward(method, exchange.producer(), args);
+                return AsyncExchange.forward(method, governed.producer, args);
             }
         }
     }

@@ -22,7 +22,7 @@ public final class ExecuteAdvice {
         if (producer == null || consumer == null) {
             return null; // the client's to fail
         }
-        return AgentHooks.apache4AsyncExecute(client, producer, consumer, context, callback);
+        return AgentHooks.module("apache4async.execute", new Object[] {client, producer, consumer, context, callback});
     }
 
     @Advice.OnMethodExit

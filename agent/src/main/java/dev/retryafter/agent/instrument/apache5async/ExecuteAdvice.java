@@ -26,8 +26,8 @@ public final class ExecuteAdvice {
         if (producer == null || consumer == null) {
             return null; // the client's to refuse
         }
-        return AgentHooks.apache5AsyncExecute(client, target, producer, consumer, pushHandlerFactory,
-                context != null ? context : HttpClientContext.create(), callback);
+        return AgentHooks.module("apache5async.execute", new Object[] {client, target, producer, consumer, pushHandlerFactory,
+            context != null ? context : HttpClientContext.create(), callback});
     }
 
     @Advice.OnMethodExit

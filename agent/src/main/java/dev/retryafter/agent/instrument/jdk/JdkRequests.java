@@ -1,6 +1,6 @@
 package dev.retryafter.agent.instrument.jdk;
 
-import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.Endpoint;

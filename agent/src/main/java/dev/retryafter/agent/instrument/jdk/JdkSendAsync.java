@@ -1,7 +1,7 @@
 package dev.retryafter.agent.instrument.jdk;
 
 import dev.retryafter.agent.report.Turns;
-import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.RetryEngine;

@@ -1,11 +1,11 @@
 package dev.retryafter.agent.instrument.jetty;
 
-import dev.retryafter.agent.report.Turns;
-import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.Endpoint;
+import dev.retryafter.agent.report.Turns;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
@@ -17,14 +17,15 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 /**
- * Jetty 12's HttpClient, governed without a thread asleep. {@code send(listener)} takes its turn
- * ({@link Call#turn()}); a request whose turn has not come is sent by the agent, on the client's
- * executor, once it has. A governed refusal is taken at its status line by the agent's protocol handler, as
- * Jetty's redirects and authentication are: the application's listeners do not hear that exchange, its
- * body is read and dropped, and after the wait a copy of the request ({@code HttpRequest.copy}, in the same
- * conversation, so the application's listeners hear it) is sent; only a body held as bytes is sent again.
- * A refusal not retried (out of attempts, a body sent once, observe mode) is handed to the application's
- * listeners from its status line on, unchanged. An attempt's permit ends with its exchange.
+ * Jetty's HttpClient, governed without a thread asleep: the core both APIs share (Jetty 12's, {@link Jetty12Exchanges},
+ * and 9.4-11's, {@code jetty9to11.Jetty9to11Exchanges}), each reached through its {@link JettyApi}. {@code send(listener)}
+ * takes its turn ({@link Call#turn()}); a request whose turn has not come is sent by the agent, on the client's
+ * executor, once it has. A governed refusal is taken at its status line by a listener of the agent's, put where Jetty
+ * puts a protocol handler's (as its redirects and authentication are): the application's listeners do not hear that
+ * exchange, its body is read and dropped, and after the wait a copy of the request, in the same conversation so the
+ * application's listeners hear it, is sent; only a body that can be read again from its start is sent again. A refusal
+ * not retried (out of attempts, a body sent once, observe mode) is handed to the application's listeners from its status
+ * line on, unchanged. An attempt's permit ends with its exchange.
  */
 public final class JettyExchanges {
 
@@ -32,8 +33,6 @@ public final class JettyExchanges {
     private final Map<Object, Object> granted = Collections.synchronizedMap(new WeakHashMap<Object, Object>());
     /** Each governed request sent, the agent's copies included, by request. */
     private final Map<Object, Governed> requests = Collections.synchronizedMap(new WeakHashMap<Object, Governed>());
-    /** The governed call a conversation is on: a follow-up of Jetty's own (a redirect) ends the exchange before it. */
-    private final Map<ClassLoader, JettyApi> apis = Collections.synchronizedMap(new WeakHashMap<ClassLoader, JettyApi>());
     private static final Object PASS = new Object();
 
     private final RetryEngine engine;
@@ -47,53 +46,63 @@ public final class JettyExchanges {
         final JettyApi api;
         final Call call;
         final Object original;
+        /** The request's {@code HttpClient}: 9.4-11 copy a request through it. */
+        final Object httpClient;
         final Executor executor;
+        /** Whether the engine has had the response that ends the conversation (a refusal handed back). */
+        volatile boolean answered;
 
-        Governed(JettyApi api, Call call, Object original, Executor executor) {
+        Governed(JettyApi api, Call call, Object original, Object httpClient, Executor executor) {
             this.api = api;
             this.call = call;
             this.original = original;
+            this.httpClient = httpClient;
             this.executor = executor;
         }
     }
 
+    /** Whether {@code request} is the agent's own send of an attempt whose turn came: it goes as it is, once. */
+    public boolean isOwnSend(Object request) {
+        return request != null && granted.remove(request) != null;
+    }
+
+    /** Whether a governed call is under way in {@code conversation}. */
+    public boolean isGoverned(JettyApi api, Object conversation) throws Exception {
+        return api.conversationCall(conversation) instanceof Call;
+    }
+
     /** True when the agent sends the request itself once its turn has come, or has failed it (a held host). */
-    public boolean send(Object request, Object listener, String scheme, String host, int port, boolean replayable,
-                        Executor executor, boolean governNew) {
-        Object own = request == null ? null : granted.remove(request);
-        if (own != null || host == null || !governNew) {
-            return false;
-        }
+    public boolean send(JettyApi api, Object request, Object listener, String scheme, String host, int port, boolean replayable,
+                        Object httpClient, Executor executor) {
         Governed governed;
         CompletableFuture<Void> turn;
         try {
-            JettyApi api = api(request);
             Object conversation = api.conversation(request);
             Object before = api.conversationCall(conversation);
-            if (before instanceof Call) {
-                ((Call) before).endAttempt(); // Jetty's own follow-up: the exchange it follows is over
+            if (before instanceof Call) { // the governed call the conversation is on
+                ((Call) before).endAttempt(); // Jetty's own follow-up (a redirect): the exchange it follows is over
             }
             Call call = engine.open(Endpoint.host(host), Endpoint.port(scheme, port), replayable);
-            governed = new Governed(api, call, request, executor);
-            api.onComplete(request, api.proxy(api.completeListener, new Ended(call)));
+            governed = new Governed(api, call, request, httpClient, executor);
+            api.onComplete(request, api.proxy(api.completeListener(), new Ended(governed)));
             requests.put(request, governed);
             api.conversationCall(conversation, call);
             turn = Turns.start(call);
         } catch (Throwable t) {
-            AgentLog.failure("governing a Jetty request", t);
+            AgentLog.failure("governing a " + api.client + " request", t);
             return false;
         }
         if (turn.isDone() && !turn.isCompletedExceptionally()) {
             return false; // its turn is now: Jetty sends it
         }
-        turn.whenComplete((went, failure) -> run(governed, () -> {
+        turn.whenComplete((went, failure) -> run(governed, "sending a governed " + api.client + " request", () -> {
             Throwable cause = unwrap(failure);
             if (cause instanceof HostHeldException) {
                 governed.api.failUnsent(request, listener, cause);
                 return;
             }
             if (cause != null) {
-                AgentLog.failure("waiting for a Jetty request's turn", cause);
+                AgentLog.failure("waiting for a " + api.client + " request's turn", cause);
                 requests.remove(request);
             }
             granted.put(request, cause == null ? governed : PASS);
@@ -102,39 +111,35 @@ public final class JettyExchanges {
         return true;
     }
 
-    /** At a response's status line: the agent's protocol handler for a governed refusal, else null. */
-    public Object refusal(Object request, Object response, int status) {
+    /**
+     * The listener that takes a refusal of {@code status} to {@code request} in place of the application's, or null
+     * when the request is not governed or the agent does not answer that refusal.
+     */
+    public InvocationHandler refusal(Object request, int status) {
         Governed governed = request == null ? null : requests.get(request);
-        if (governed == null) {
+        if (governed == null || !governed.call.answersRefusal(status)) {
             return null;
         }
-        try {
-            if (!governed.call.answersRefusal(status)) {
-                return null;
+        return new RefusedExchange(governed, request, governed.api.content());
+    }
+
+    /** The engine's decision on a response of {@code status}: true to retry. */
+    private static boolean tell(JettyApi api, Call call, int status, Object headers) throws Exception {
+        if (call.wantsHeaders(status)) {
+            for (Object field : (Iterable<?>) headers) {
+                call.offerHeader(api.name(field), api.value(field));
             }
-            JettyApi api = governed.api;
-            Object listener = api.proxy(api.responseListener, new RefusedExchange(governed, request));
-            return api.proxy(api.protocolHandler, (proxy, method, args) -> {
-                switch (method.getName()) {
-                    case "getName": return "retry-after-agent";
-                    case "accept": return Boolean.TRUE;
-                    case "getResponseListener": return listener;
-                    default: return objectMethod(proxy, method, args);
-                }
-            });
-        } catch (Throwable t) {
-            AgentLog.failure("taking a Jetty refusal", t);
-            return null;
         }
+        return call.onResponse(status, api.header(headers, "Retry-After"));
     }
 
     /** Runs {@code step} on the client's executor, never on the agent's delay thread; its failure is the agent's own. */
-    private static void run(Governed governed, Step step) {
+    private static void run(Governed governed, String what, Step step) {
         Runnable guarded = () -> {
             try {
                 step.run();
             } catch (Throwable t) {
-                AgentLog.failure("sending a governed Jetty request", t);
+                AgentLog.failure(what, t);
             }
         };
         try {
@@ -152,21 +157,12 @@ public final class JettyExchanges {
         void run() throws Exception;
     }
 
-    private JettyApi api(Object request) throws ReflectiveOperationException {
-        ClassLoader loader = request.getClass().getClassLoader();
-        JettyApi api = apis.get(loader);
-        if (api == null) {
-            api = new JettyApi(loader);
-            apis.put(loader, api);
-        }
-        return api;
-    }
-
     private static Throwable unwrap(Throwable failure) {
         return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
-    static Object objectMethod(Object proxy, Method method, Object[] args) {
+    /** A proxy's own {@code Object} methods, and any other of a listener's that the agent has no use for. */
+    public static Object objectMethod(Object proxy, Method method, Object[] args) {
         switch (method.getName()) {
             case "equals": return proxy == args[0];
             case "hashCode": return System.identityHashCode(proxy);
@@ -175,21 +171,37 @@ public final class JettyExchanges {
         }
     }
 
-    /** The exchange the application hears is over: its attempt's permit goes back. */
+    /**
+     * The exchange the application hears is over: the engine learns from a response it has not decided on (an
+     * admission, or a refusal left to the client in observe mode), and the attempt's permit goes back.
+     */
     private static final class Ended implements InvocationHandler {
-        private final Call call;
+        private final Governed governed;
 
-        Ended(Call call) {
-            this.call = call;
+        Ended(Governed governed) {
+            this.governed = governed;
         }
 
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) {
             if (method.getName().equals("onComplete")) {
+                JettyApi api = governed.api;
+                Call call = governed.call;
+                try {
+                    if (!governed.answered) {
+                        Object response = args == null || args.length == 0 ? null : api.responseOf(args[0]);
+                        int status = response == null ? 0 : api.status(response);
+                        if (status > 0) {
+                            tell(api, call, status, api.headers(response));
+                        }
+                    }
+                } catch (Throwable t) {
+                    AgentLog.failure("reading a " + api.client + " response", t);
+                }
                 try {
                     call.endAttempt();
                 } catch (Throwable t) {
-                    AgentLog.failure("ending a Jetty attempt", t);
+                    AgentLog.failure("ending a " + api.client + " attempt", t);
                 }
                 return null;
             }
@@ -198,41 +210,33 @@ public final class JettyExchanges {
     }
 
     /**
-     * The listener of a governed refusal's exchange, in place of the application's: decides at the
-     * headers; a retry reads the body to its end and drops it, and sends a copy after the wait; else the
-     * application's listeners get the exchange from its status line on.
+     * The listener of a governed refusal's exchange, in place of the application's: decides at the headers; a retry
+     * reads the body to its end and drops it, and sends a copy after the wait; else the application's listeners get the
+     * exchange from its status line on, its content passed to them as it comes ({@link JettyApi.Content}).
      */
     private final class RefusedExchange implements InvocationHandler {
         private final Governed governed;
         private final Object request;
-        private volatile Object handedTo;
+        private final JettyApi.Content content;
+        private volatile boolean handedBack;
         private volatile Object next;
 
-        RefusedExchange(Governed governed, Object request) {
+        RefusedExchange(Governed governed, Object request, JettyApi.Content content) {
             this.governed = governed;
             this.request = request;
+            this.content = content;
         }
 
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) throws Exception {
-            JettyApi api = governed.api;
             switch (method.getName()) {
                 case "onHeaders":
                     decide(args[0]);
                     return null;
-                case "onContentSource":
-                    Object to = handedTo;
-                    if (to != null) {
-                        api.notifyContentSource(to, args[0], args[1]);
-                        return null;
-                    }
-                    return api.invokeDefault(proxy, api.readSource, args); // Jetty's loop, into onContent below
-                case "onContent":
-                    return args.length == 3 ? api.invokeDefault(proxy, api.readChunk, args) : null; // dropped
                 case "onHeader":
                     return Boolean.TRUE;
                 case "onComplete":
-                    if (handedTo == null) {
+                    if (!handedBack) {
                         retry(args[0]);
                     }
                     return null;
@@ -241,32 +245,26 @@ public final class JettyExchanges {
                 case "onFailure":
                     return null;
                 default:
-                    return objectMethod(proxy, method, args);
+                    return content.on(proxy, method, args);
             }
         }
 
         private void decide(Object response) {
             JettyApi api = governed.api;
             Call call = governed.call;
-            boolean retry = false;
+            boolean retry;
             try {
-                int status = api.status(response);
-                Object headers = api.headers(response);
-                if (call.wantsHeaders(status)) {
-                    for (Object field : (Iterable<?>) headers) {
-                        call.offerHeader(api.name(field), api.value(field));
-                    }
-                }
-                retry = call.onResponse(status, api.header(headers, "Retry-After"));
-                if (retry && api.rewound(request)) {
-                    next = api.copy(request);
-                } else {
-                    retry = false; // a body that cannot be read again from its start goes back with its refusal
+                governed.answered = true;
+                retry = tell(api, call, api.status(response), api.headers(response));
+                if (retry) {
+                    next = api.retryCopy(governed.httpClient, request);
+                    retry = next != null; // a body that cannot be read again from its start goes back with its refusal
                 }
             } catch (Throwable t) {
-                AgentLog.failure("deciding on a Jetty response", t);
+                AgentLog.failure("deciding on a " + api.client + " response", t);
                 retry = false;
             }
+            governed.answered = !retry;
             if (!retry) {
                 handBack(response);
             }
@@ -277,14 +275,15 @@ public final class JettyExchanges {
             JettyApi api = governed.api;
             try {
                 Object listeners = api.applicationListeners(api.conversation(request));
-                handedTo = listeners;
+                content.handingTo(listeners);
+                handedBack = true;
                 api.notifyBegin(listeners, response);
                 for (Object field : (Iterable<?>) api.headers(response)) {
                     api.notifyHeader(listeners, response, field);
                 }
                 api.notifyHeaders(listeners, response);
             } catch (Throwable t) {
-                AgentLog.failure("handing a Jetty response back", t);
+                AgentLog.failure("handing a " + api.client + " response back", t);
             }
         }
 
@@ -294,9 +293,15 @@ public final class JettyExchanges {
             call.endAttempt();
             Object copy = next;
             JettyApi api = governed.api;
-            Object response = responseOf(result);
+            Object response = null;
             CompletableFuture<Void> turn;
             try {
+                response = api.responseOf(result);
+                if (copy == null) { // the exchange failed before its headers were in: nothing was decided, its failure is the outcome
+                    Throwable failed = api.failureOf(result);
+                    api.failConversation(request, response, failed != null ? failed : new java.io.IOException("the refused exchange failed"));
+                    return;
+                }
                 Throwable aborted = api.abortCause(governed.original);
                 if (aborted != null) {
                     call.abandon();
@@ -305,19 +310,20 @@ public final class JettyExchanges {
                 }
                 turn = Turns.start(call);
             } catch (Throwable t) {
-                AgentLog.failure("retrying a Jetty request", t);
+                AgentLog.failure("retrying a " + api.client + " request", t);
                 turn = CompletableFuture.completedFuture(null);
                 requests.remove(copy);
                 granted.put(copy, PASS);
             }
-            turn.whenComplete((went, failure) -> run(governed, () -> {
+            Object refused = response;
+            turn.whenComplete((went, failure) -> run(governed, "sending a governed " + api.client + " request", () -> {
                 Throwable cause = unwrap(failure);
                 if (cause instanceof HostHeldException) {
-                    api.failConversation(request, response, cause);
+                    api.failConversation(request, refused, cause);
                     return;
                 }
                 if (cause != null) {
-                    AgentLog.failure("waiting to retry a Jetty request", cause);
+                    AgentLog.failure("waiting to retry a " + api.client + " request", cause);
                     granted.put(copy, PASS);
                 } else {
                     requests.put(copy, governed);
@@ -325,14 +331,6 @@ public final class JettyExchanges {
                 }
                 api.send(copy, null);
             }));
-        }
-
-        private Object responseOf(Object result) {
-            try {
-                return result.getClass().getMethod("getResponse").invoke(result);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                return null;
-            }
         }
     }
 }

@@ -22,7 +22,7 @@ public final class RefusalAdvice {
     static void exit(@Advice.Argument(0) Request request, @Advice.Argument(1) Response response,
                      @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object handler) {
         if (handler == null && response.getStatus() >= AgentHooks.LOWEST_REFUSAL) {
-            handler = AgentHooks.jettyRefusal(request, response, response.getStatus());
+            handler = AgentHooks.module("jetty.refusal", new Object[] {request, response, response.getStatus()});
         }
     }
 }

@@ -23,7 +23,7 @@ public final class SendAdvice {
     static boolean enter(@Advice.This HttpRequest request, @Advice.Argument(0) Response.CompleteListener listener,
                          @Advice.FieldValue("client") HttpClient client) {
         Request.Content body = request.getBody();
-        return AgentHooks.jettySend(request, listener, request.getScheme(), request.getHost(), request.getPort(),
-                body == null || body instanceof BytesRequestContent, client.getExecutor());
+        return AgentHooks.module("jetty.send", new Object[] {request, listener, request.getScheme(), request.getHost(), request.getPort(),
+            body == null || body instanceof BytesRequestContent, client.getExecutor()}) != null;
     }
 }

@@ -1,15 +1,16 @@
 package dev.retryafter.agent.instrument.jetty9to11;
 
+import dev.retryafter.agent.instrument.jetty.JettyApi;
+import dev.retryafter.agent.instrument.jetty.JettyExchanges;
+
 import java.lang.reflect.Constructor;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.function.LongConsumer;
 import java.util.function.ObjLongConsumer;
 
 /**
@@ -19,19 +20,12 @@ import java.util.function.ObjLongConsumer;
  * {@code ContentProvider} ({@code getContent}) in 9.4 and a {@code Request.Content} ({@code getBody}) in 10 and 11;
  * both say {@code isReproducible()}.
  */
-final class Jetty9to11Api {
+final class Jetty9to11Api extends JettyApi {
 
-    private static final String CLIENT = "org.eclipse.jetty.client.";
-
-    final ClassLoader loader;
     final Class<?> listenerType;
     final Class<?> completeListener;
     private final Class<?> demandedContentListener;
-    private final Method getConversation;
     private final Method getURI;
-    private final Method send;
-    private final Method onComplete;
-    private final Method getAbortCause;
     private final Method getRequestHeaders;
     private final Method getScheme;
     private final Method getHost;
@@ -54,19 +48,14 @@ final class Jetty9to11Api {
     private final Method notifyBeforeContent;
     private final Method notifyContent;
     private final Method forwardFailureComplete;
-    private final Method getStatus;
-    private final Method getHeaders;
     private final Method fieldsSize;
-    private final Method headerValue;
-    private final Method fieldName;
-    private final Method fieldValue;
     private final Method succeeded;
     private final Method getResponse;
     private final Method getFailure;
     private final Constructor<?> newResponse;
 
     Jetty9to11Api(ClassLoader loader) throws ReflectiveOperationException {
-        this.loader = loader;
+        super(loader, "Jetty 9.4-11");
         Class<?> request = type(CLIENT + "api.Request");
         Class<?> httpRequest = type(CLIENT + "HttpRequest");
         Class<?> response = type(CLIENT + "api.Response");
@@ -81,6 +70,8 @@ final class Jetty9to11Api {
         Class<?> fields = type("org.eclipse.jetty.http.HttpFields");
         Class<?> callback = type("org.eclipse.jetty.util.Callback");
         getConversation = httpRequest.getMethod("getConversation");
+        getAttribute = conversation.getMethod("getAttribute", String.class);
+        setAttribute = conversation.getMethod("setAttribute", String.class, Object.class);
         getURI = request.getMethod("getURI");
         send = request.getMethod("send", completeListener);
         onComplete = request.getMethod("onComplete", completeListener);
@@ -125,16 +116,9 @@ final class Jetty9to11Api {
         newResponse = type(CLIENT + "HttpResponse").getConstructor(request, List.class);
     }
 
-    private Class<?> type(String name) throws ClassNotFoundException {
-        return Class.forName(name, false, loader);
-    }
-
-    Object proxy(Class<?> type, InvocationHandler handler) {
-        return Proxy.newProxyInstance(loader, new Class<?>[] {type}, handler);
-    }
-
-    Object conversation(Object request) throws Exception {
-        return call(getConversation, request);
+    @Override
+    protected Class<?> completeListener() {
+        return completeListener;
     }
 
     /** The exchange under way in {@code conversation}: its {@code {request, response}}, or null before the first. */
@@ -180,14 +164,6 @@ final class Jetty9to11Api {
         return (Integer) call(getPort, request);
     }
 
-    void send(Object request, Object listener) throws Exception {
-        call(send, request, listener);
-    }
-
-    void onComplete(Object request, Object listener) throws Exception {
-        call(onComplete, request, listener);
-    }
-
     /** Whether the request's body, if any, can be read again from its start ({@code isReproducible}). */
     boolean reproducible(Object request) throws Exception {
         Object body = call(getBody, request);
@@ -211,48 +187,27 @@ final class Jetty9to11Api {
         return (java.util.concurrent.Executor) call(getExecutor, client);
     }
 
-    Throwable abortCause(Object request) throws Exception {
-        return (Throwable) call(getAbortCause, request);
-    }
-
-    int status(Object response) throws Exception {
-        return (Integer) call(getStatus, response);
-    }
-
-    Object headers(Object response) throws Exception {
-        return call(getHeaders, response);
-    }
-
     int headerCount(Object response) throws Exception {
         return (Integer) call(fieldsSize, headers(response));
-    }
-
-    String header(Object headers, String name) throws Exception {
-        return (String) call(headerValue, headers, name);
-    }
-
-    String name(Object field) throws Exception {
-        return (String) call(fieldName, field);
-    }
-
-    String value(Object field) throws Exception {
-        return (String) call(fieldValue, field);
     }
 
     void succeeded(Object callback) throws Exception {
         call(succeeded, callback);
     }
 
-    Object responseOf(Object result) throws Exception {
+    @Override
+    protected Object responseOf(Object result) throws Exception {
         return call(getResponse, result);
     }
 
-    Throwable failureOf(Object result) throws Exception {
+    @Override
+    protected Throwable failureOf(Object result) throws Exception {
         return (Throwable) call(getFailure, result);
     }
 
     /** The conversation's listeners as Jetty would have chosen them with no protocol handler: the application's. */
-    List<?> applicationListeners(Object conversation) throws Exception {
+    @Override
+    protected Object applicationListeners(Object conversation) throws Exception {
         call(updateResponseListeners, conversation, (Object) null);
         return (List<?>) call(conversationListeners, conversation);
     }
@@ -268,15 +223,18 @@ final class Jetty9to11Api {
         return content;
     }
 
-    void notifyBegin(List<?> listeners, Object response) throws Exception {
+    @Override
+    protected void notifyBegin(Object listeners, Object response) throws Exception {
         call(notifyBegin, notifier, listeners, response);
     }
 
-    void notifyHeader(List<?> listeners, Object response, Object field) throws Exception {
+    @Override
+    protected void notifyHeader(Object listeners, Object response, Object field) throws Exception {
         call(notifyHeader, notifier, listeners, response, field);
     }
 
-    void notifyHeaders(List<?> listeners, Object response) throws Exception {
+    @Override
+    protected void notifyHeaders(Object listeners, Object response) throws Exception {
         call(notifyHeaders, notifier, listeners, response);
     }
 
@@ -290,7 +248,8 @@ final class Jetty9to11Api {
     }
 
     /** Fails an exchange that never went out: {@code listener} (may be null) and the request's own response listeners hear it. */
-    void failUnsent(Object request, Object listener, Throwable failure) throws Exception {
+    @Override
+    protected void failUnsent(Object request, Object listener, Throwable failure) throws Exception {
         List<Object> listeners = new ArrayList<>((List<?>) call(requestListeners, request));
         if (listener != null) {
             listeners.add(listener);
@@ -299,24 +258,68 @@ final class Jetty9to11Api {
     }
 
     /** Fails a conversation after a refused exchange of it: its application listeners hear the failure. */
-    void failConversation(Object request, Object response, Throwable failure) throws Exception {
-        List<?> listeners = applicationListeners(conversation(request));
+    @Override
+    protected void failConversation(Object request, Object response, Throwable failure) throws Exception {
+        List<?> listeners = (List<?>) applicationListeners(conversation(request));
         call(forwardFailureComplete, notifier, listeners, request, failure,
                 response != null ? response : newResponse.newInstance(request, listeners), failure);
     }
 
-    private static Object call(Method method, Object target, Object... args) throws Exception {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof Exception) {
-                throw (Exception) cause;
+    @Override
+    protected Object retryCopy(Object httpClient, Object request) throws Exception {
+        return reproducible(request) ? copy(httpClient, request) : null;
+    }
+
+    @Override
+    protected Content content() {
+        return new DemandedContent();
+    }
+
+    /**
+     * Content as 9.4-11 hand it over: buffers with a callback and demand. Dropped, and more asked for, while the agent
+     * holds the exchange; once handed back, passed to the application's content listeners with their demand.
+     */
+    private final class DemandedContent extends Content {
+        private volatile List<Object> handedContent;
+        private volatile Demand demand;
+
+        @Override
+        protected void handingTo(Object listeners) {
+            List<Object> content = contentListeners((List<?>) listeners);
+            demand = new Demand(content.size());
+            handedContent = content; // last: once set, content events go to the application's listeners
+        }
+
+        @Override
+        protected Object on(Object proxy, Method method, Object[] args) throws Exception {
+            List<Object> handed = handedContent;
+            switch (method.getName()) {
+                case "onBeforeContent":
+                    if (handed != null && !handed.isEmpty()) {
+                        notifyBeforeContent(args[0], demand.from((LongConsumer) args[1]), handed);
+                    } else {
+                        ((LongConsumer) args[1]).accept(1);
+                    }
+                    return null;
+                case "onContent":
+                    if (args.length == 4) { // (response, demand, buffer, callback): what Jetty's receiver calls
+                        if (handed != null) {
+                            notifyContent(args[0], demand.from((LongConsumer) args[1]), (ByteBuffer) args[2], args[3], handed);
+                        } else {
+                            ByteBuffer dropped = (ByteBuffer) args[2];
+                            dropped.position(dropped.limit());
+                            succeeded(args[3]);
+                            ((LongConsumer) args[1]).accept(1);
+                        }
+                    } else if (args.length == 3) {
+                        ByteBuffer dropped = (ByteBuffer) args[1];
+                        dropped.position(dropped.limit());
+                        succeeded(args[2]);
+                    }
+                    return null;
+                default:
+                    return JettyExchanges.objectMethod(proxy, method, args);
             }
-            if (cause instanceof Error) {
-                throw (Error) cause;
-            }
-            throw e;
         }
     }
 }

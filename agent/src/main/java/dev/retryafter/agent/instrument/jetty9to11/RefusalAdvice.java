@@ -19,7 +19,7 @@ public final class RefusalAdvice {
     static void enter(@Advice.This Object conversation,
                       @Advice.Argument(value = 0, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object overrideListener) {
         if (overrideListener == null) {
-            Object agents = AgentHooks.jetty9to11Refusal(conversation);
+            Object agents = AgentHooks.module("jetty9to11.refusal", new Object[] {conversation});
             if (agents != null) {
                 overrideListener = agents;
             }

@@ -16,6 +16,6 @@ public final class SendAdvice {
 
     @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
     static boolean enter(@Advice.This Object request, @Advice.Argument(0) Object listener, @Advice.FieldValue("client") Object client) {
-        return AgentHooks.jetty9to11Send(request, listener, client);
+        return AgentHooks.module("jetty9to11.send", new Object[] {request, listener, client}) != null;
     }
 }

@@ -15,6 +15,6 @@ public final class AsyncDoneAdvice {
 
     @Advice.OnMethodExit(onThrowable = Throwable.class)
     static void exit(@Advice.FieldValue("this$0") Object call) {
-        AgentHooks.okhttpAsyncDone(call);
+        AgentHooks.module("okhttp.asyncDone", new Object[] {call});
     }
 }

@@ -26,6 +26,7 @@ public final class EnqueueAdvice {
         Request request = call.request();
         HttpUrl url = request.url();
         RequestBody body = request.body();
-        return AgentHooks.okhttpEnqueue(call, callback, url.scheme(), url.host(), url.port(), body == null || !body.isOneShot());
+        return AgentHooks.module("okhttp.enqueue",
+                new Object[] {call, callback, url.scheme(), url.host(), url.port(), body == null || !body.isOneShot()}) != null;
     }
 }

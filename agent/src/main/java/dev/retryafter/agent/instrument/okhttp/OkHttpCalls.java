@@ -1,13 +1,14 @@
 package dev.retryafter.agent.instrument.okhttp;
 
 import dev.retryafter.agent.report.Turns;
-import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.BlockingRetryLoop;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.Endpoint;
+import dev.retryafter.agent.instrument.ModuleHooks;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -25,7 +26,12 @@ import java.util.concurrent.CompletionException;
  * and a resend on another call object would show the application's interceptors, listeners and
  * {@code cancel()} a call they never made.
  */
-public final class OkHttpCalls {
+public final class OkHttpCalls implements ModuleHooks {
+
+    /** {@code enqueue}: the call, callback, scheme, host, port, replayable. TRUE: the agent enqueues it once its turn came. */
+    public static final String ENQUEUE = "okhttp.enqueue";
+    /** The end of an enqueued call's run: the call. */
+    public static final String ASYNC_DONE = "okhttp.asyncDone";
 
     /**
      * By OkHttp call: the enqueued call's granted turn; the hold its turn met (thrown on the dispatcher
@@ -63,6 +69,21 @@ public final class OkHttpCalls {
             ((Call) turn).endAttempt(); // nested inside another governed call: governed once, by the outer one
         }
         return governNew ? loop.begin(scheme, host, port, replayable) : null;
+    }
+
+    @Override
+    public String[] hooks() {
+        return new String[] {ENQUEUE, ASYNC_DONE};
+    }
+
+    @Override
+    public Object call(String hook, Object[] a, NewCalls newCalls) {
+        if (hook.equals(ASYNC_DONE)) {
+            asyncDone(a[0]);
+            return null;
+        }
+        boolean taken = newCalls.governed() && enqueue(a[0], a[1], (String) a[2], (String) a[3], (Integer) a[4], (Boolean) a[5]);
+        return taken ? Boolean.TRUE : null;
     }
 
     /** True when the agent has taken the call over: it enqueues it itself once the first turn has come. */

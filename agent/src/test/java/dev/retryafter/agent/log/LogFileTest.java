@@ -1,4 +1,4 @@
-package dev.retryafter.agent;
+package dev.retryafter.agent.log;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;

@@ -1,17 +1,14 @@
-package dev.retryafter.agent;
+package dev.retryafter.agent.instrument;
 
+import dev.retryafter.agent.log.AgentLog;
+import dev.retryafter.agent.GoverningSwitch;
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.RetryEngine;
-import dev.retryafter.agent.instrument.BlockingRetryLoop;
-import dev.retryafter.agent.instrument.CallDepth;
-import dev.retryafter.agent.instrument.ConnectionLeases;
-import dev.retryafter.agent.instrument.JdkClientHooks;
-import dev.retryafter.agent.instrument.RetryStrategyGuard;
-import dev.retryafter.agent.instrument.SelfGuardedStrategies;
 import dev.retryafter.agent.instrument.apache4async.Apache4AsyncCalls;
 import dev.retryafter.agent.instrument.apache5async.Apache5AsyncCalls;
 import dev.retryafter.agent.instrument.commonshttp3.RefusedMethodBody;
+import dev.retryafter.agent.instrument.jetty.Jetty12Exchanges;
 import dev.retryafter.agent.instrument.jetty.JettyExchanges;
 import dev.retryafter.agent.instrument.jetty9to11.Jetty9to11Exchanges;
 import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
@@ -20,7 +17,8 @@ import dev.retryafter.agent.instrument.urlconnection.UrlConnectionExchanges;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
-import java.util.concurrent.Executor;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The agent's side of {@link AgentHooks}: casts back to the types the hooks could not name, and routes;
@@ -33,7 +31,7 @@ import java.util.concurrent.Executor;
  * run the application's code or the client itself beneath them, so their adapters keep their own,
  * narrower boundary.
  */
-final class HookDispatcher implements AgentHooks.Dispatcher {
+public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.NewCalls {
 
     /** Null before Java 11: no java.net.http there, and nothing of it is loaded. */
     private final JdkClientHooks jdk;
@@ -42,10 +40,8 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     private final ConnectionLeases leases;
     private final UrlConnectionExchanges urlConnections;
     private final OkHttpCalls okhttp;
-    private final JettyExchanges jetty;
-    private final Jetty9to11Exchanges jetty9to11;
-    private final Apache5AsyncCalls apache5Async;
-    private final Apache4AsyncCalls apache4Async;
+    /** The modules' own hooks, by name ({@link ModuleHooks}). */
+    private final Map<String, ModuleHooks> moduleHooks = new HashMap<>();
     private final GoverningSwitch governing;
     private final Runnable firstUse;
     private final SelfGuardedStrategies selfGuarded;
@@ -58,7 +54,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
      * {@code governing} off: each new call gets the hooks' "not governed" answer. {@code firstUse} runs
      * at each governed call's start; it must be cheap after its first run, and never throw.
      */
-    HookDispatcher(RetryEngine engine, CallDepth depth, GoverningSwitch governing, SelfGuardedStrategies selfGuarded,
+    public HookDispatcher(RetryEngine engine, CallDepth depth, GoverningSwitch governing, SelfGuardedStrategies selfGuarded,
                    Runnable firstUse) {
         this.governing = governing;
         this.selfGuarded = selfGuarded;
@@ -69,10 +65,19 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
         this.depth = depth;
         this.urlConnections = new UrlConnectionExchanges(engine, depth);
         this.okhttp = new OkHttpCalls(engine, depth, loop);
-        this.jetty = new JettyExchanges(engine);
-        this.jetty9to11 = new Jetty9to11Exchanges(engine);
-        this.apache5Async = new Apache5AsyncCalls(engine, depth);
-        this.apache4Async = new Apache4AsyncCalls(engine, depth);
+        JettyExchanges jettyCore = new JettyExchanges(engine);
+        // The modules whose advice reaches them through AgentHooks.module: a module with hooks of its own adds itself here.
+        for (ModuleHooks hooks : new ModuleHooks[] {
+            okhttp,
+            new Jetty12Exchanges(jettyCore),
+            new Jetty9to11Exchanges(jettyCore),
+            new Apache5AsyncCalls(engine, depth),
+            new Apache4AsyncCalls(engine, depth),
+        }) {
+            for (String hook : hooks.hooks()) {
+                moduleHooks.put(hook, hooks);
+            }
+        }
     }
 
     @Override
@@ -236,26 +241,27 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
         return okhttp.begin(okCall, scheme, host, port, replayable, governs());
     }
 
+    /**
+     * The one error boundary of the modules' own hooks: any Throwable of the agent's is logged once per hook, and the
+     * client's own method runs as it always did.
+     */
     @Override
-    public boolean okhttpEnqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable) {
-        return governs() && okhttp.enqueue(okCall, callback, scheme, host, port, replayable);
+    public Object module(String hook, Object[] args) {
+        ModuleHooks hooks = moduleHooks.get(hook);
+        if (hooks == null) {
+            return null;
+        }
+        try {
+            return hooks.call(hook, args, this);
+        } catch (Throwable t) {
+            AgentLog.failure("running the hook " + hook, t);
+            return null;
+        }
     }
 
     @Override
-    public void okhttpAsyncDone(Object okCall) {
-        okhttp.asyncDone(okCall);
-    }
-
-    @Override
-    public boolean jettySend(Object request, Object listener, String scheme, String host, int port, boolean replayable,
-                             Executor executor) {
-        // Off, a request whose turn the agent granted is still let through: it holds a permit.
-        return jetty.send(request, listener, scheme, host, port, replayable, executor, governs());
-    }
-
-    @Override
-    public Object jettyRefusal(Object request, Object response, int status) {
-        return jetty.refusal(request, response, status);
+    public boolean governed() {
+        return governs();
     }
 
     /** Whether a new call is governed; if so, the first such call starts what waits for the application's first use. */
@@ -294,33 +300,5 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
             AgentLog.failure("reading a status for a retry strategy", t);
             return false;
         }
-    }
-
-    @Override
-    public Object apache5AsyncExecute(Object client, Object target, Object producer, Object consumer, Object pushHandlerFactory,
-                                      Object context, Object callback) {
-        if (!governs()) {
-            return null;
-        }
-        return apache5Async.execute(client, target, producer, consumer, pushHandlerFactory, context, callback);
-    }
-
-    @Override
-    public Object apache4AsyncExecute(Object client, Object producer, Object consumer, Object context, Object callback) {
-        if (!governs()) {
-            return null;
-        }
-        return apache4Async.execute(client, producer, consumer, context, callback);
-    }
-
-    @Override
-    public boolean jetty9to11Send(Object request, Object listener, Object client) {
-        // Off, a request whose turn the agent granted is still let through: it holds a permit.
-        return jetty9to11.send(request, listener, client, governs());
-    }
-
-    @Override
-    public Object jetty9to11Refusal(Object conversation) {
-        return jetty9to11.refusal(conversation);
     }
 }

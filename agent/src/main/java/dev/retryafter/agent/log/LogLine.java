@@ -1,4 +1,4 @@
-package dev.retryafter.agent;
+package dev.retryafter.agent.log;
 
 import java.util.ArrayList;
 import java.util.List;

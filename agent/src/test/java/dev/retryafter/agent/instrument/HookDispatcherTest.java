@@ -1,4 +1,4 @@
-package dev.retryafter.agent;
+package dev.retryafter.agent.instrument;
 
 import dev.retryafter.agent.engine.CharacterisationChange;
 import dev.retryafter.agent.engine.Decision;

@@ -1,4 +1,4 @@
-package dev.retryafter.agent;
+package dev.retryafter.agent.log;
 
 /**
  * One line to standard error in the agent's log format, its time in UTC
@@ -6,12 +6,12 @@ package dev.retryafter.agent;
  * off, which should load next to nothing. The local time the other lines show would cost 5 to 10 ms
  * here: the default time zone reads the JDK's zone database. UTC is plain arithmetic, and the Z says which it is.
  */
-final class PlainLog {
+public final class PlainLog {
 
     private PlainLog() {
     }
 
-    static void info(String message) {
+    public static void info(String message) {
         // StringBuilder, not +: the first + of strings would bootstrap invokedynamic (see OffSwitch)
         StringBuilder line = new StringBuilder(120);
         utcTime(line, System.currentTimeMillis());
@@ -19,7 +19,7 @@ final class PlainLog {
     }
 
     /** HH:mm:ss.SSSZ, in UTC. */
-    static StringBuilder utcTime(StringBuilder line, long millis) {
+    public static StringBuilder utcTime(StringBuilder line, long millis) {
         long ofDay = millis % 86_400_000L; // the epoch is midnight UTC; no time before it reaches here
         two(line, ofDay / 3_600_000).append(':');
         two(line, ofDay / 60_000 % 60).append(':');

@@ -1,5 +1,6 @@
-package dev.retryafter.agent;
+package dev.retryafter.agent.bootstrap;
 
+import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.instrument.ClassFiles;
 import dev.retryafter.agent.instrument.JavaVersion;
 
@@ -28,7 +29,7 @@ import java.util.jar.JarOutputStream;
  * {@code sun.misc.Unsafe.defineClass} does the same. The jar is the fallback, should a JDK close the
  * direct way.
  */
-final class BootstrapInjector {
+public final class BootstrapInjector {
 
     /** The interface first: the class names it. */
     static final String[] CLASSES = {
@@ -36,12 +37,12 @@ final class BootstrapInjector {
             "dev.retryafter.agent.bootstrap.AgentHooks"};
 
     /** Named, not linked: it is built for Java 9 (see {@link #defineWithInternalUnsafe}). */
-    private static final String DEFINER = "dev.retryafter.agent.BootstrapDefiner";
+    private static final String DEFINER = "dev.retryafter.agent.bootstrap.BootstrapDefiner";
 
     private BootstrapInjector() {
     }
 
-    static void inject(Instrumentation instrumentation) throws Exception {
+    public static void inject(Instrumentation instrumentation) throws Exception {
         if (alreadyInBootstrap()) {
             return; // attached a second time
         }

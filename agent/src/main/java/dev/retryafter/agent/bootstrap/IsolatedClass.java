@@ -1,4 +1,4 @@
-package dev.retryafter.agent;
+package dev.retryafter.agent.bootstrap;
 
 import dev.retryafter.agent.instrument.ClassFiles;
 

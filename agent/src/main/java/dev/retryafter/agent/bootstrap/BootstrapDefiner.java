@@ -1,4 +1,4 @@
-package dev.retryafter.agent;
+package dev.retryafter.agent.bootstrap;
 
 import jdk.internal.misc.Unsafe;
 

@@ -1,0 +1,174 @@
+package dev.retryafter.agent.instrument;
+
+import dev.retryafter.agent.log.AgentLog;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.zip.CRC32;
+
+/**
+ * One client class and the advice for its methods, each named by its class below {@code instrument}
+ * ({@code "apache5.ExecuteAdvice"}); a {@link ClientModule} lists its client's. The
+ * methods are written as {@code name/arity} ({@code <init>} for a constructor, no arity for any),
+ * several separated by spaces; they become Byte Buddy matchers only when the class is changed, so
+ * a run whose classes come from the cache loads none of Byte Buddy.
+ */
+public final class Target {
+    final String className;
+    final List<String> methods = new ArrayList<>();
+    final List<String> advice = new ArrayList<>();
+    /** A retry strategy whose advice answers for it: see {@link SelfGuardedStrategies}. */
+    boolean guardsItself;
+    private volatile Long adviceKey;
+    /** For a client class a fat jar may relocate: its root package ({@code "org/apache/http/"}), else null. */
+    String root;
+    String client;
+    /** The internal name after the root ({@code "impl/client/InternalHttpClient"}), and its part after the last slash. */
+    String suffix;
+    String simpleName;
+    /** Methods, {@code name + descriptor} in the original's names, that a relocated copy must declare. */
+    final List<String> shape = new ArrayList<>();
+    /** Methods, {@code name + descriptor}, the class itself must declare to be changed: empty for any class of the name. */
+    final List<String> requires = new ArrayList<>();
+    /** The module that listed this target, by class name: its matchers are part of the advice key. */
+    String module;
+
+    public Target(String className) {
+        this.className = className;
+    }
+
+    /** Matched in relocated copies too (fat jars): under the client's root package, with {@code methods} (the shape a copy
+     * must have, in the original's names) to be taken for one. */
+    public Target relocatable(Root root, String... methods) {
+        String internalName = className.replace('.', '/');
+        this.root = root.root;
+        this.client = root.client;
+        this.suffix = internalName.substring(root.root.length());
+        this.simpleName = internalName.substring(internalName.lastIndexOf('/') + 1);
+        shape.addAll(Arrays.asList(methods));
+        return this;
+    }
+
+    /**
+     * How {@code internalName} relocated this class, or null when it is no relocation of it: it must
+     * end with the suffix after a slash, and not be the original. A suffix of one part
+     * ({@code okhttp3/RealCall}) must be preceded by the root's own last part
+     * ({@code shaded/okhttp3/RealCall}): a class named {@code RealCall} alone says too little.
+     */
+    Relocation relocationOf(String internalName) {
+        int cut = internalName.length() - suffix.length();
+        if (cut <= 0 || !internalName.endsWith(suffix) || internalName.charAt(cut - 1) != '/') {
+            return null;
+        }
+        String prefix = internalName.substring(0, cut);
+        if (prefix.equals(root)) {
+            return null;
+        }
+        if (suffix.indexOf('/') < 0) {
+            String last = root.substring(root.lastIndexOf('/', root.length() - 2) + 1);
+            if (!prefix.endsWith("/" + last)) {
+                return null;
+            }
+        }
+        return new Relocation(root, prefix);
+    }
+
+    /**
+     * Whether {@code methods} (a class's, {@link ClassShape}) has this target's shape relocated: with
+     * {@code exactly}, every method with its descriptor relocated; else every method by name alone.
+     */
+    boolean shapeOf(Set<String> methods, Relocation relocation, boolean exactly) {
+        for (String method : shape) {
+            int paren = method.indexOf('(');
+            if (exactly) {
+                if (!methods.contains(method.substring(0, paren) + relocation.mapDescriptor(method.substring(paren)))) {
+                    return false;
+                }
+            } else if (!declaresNamed(methods, method.substring(0, paren + 1))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean declaresNamed(Set<String> methods, String nameAndParen) {
+        for (String declared : methods) {
+            if (declared.startsWith(nameAndParen)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public Target advise(String method, String adviceClass) {
+        methods.add(method);
+        advice.add(ClientInstrumentation.ADVICE + adviceClass);
+        return this;
+    }
+
+    /** Changed only when the class declares {@code methods}: a class of the same name in another version is left as it is. */
+    public Target onlyIfDeclares(String... methods) {
+        requires.addAll(Arrays.asList(methods));
+        return this;
+    }
+
+    /** Whether {@code bytes} declare every method {@link #onlyIfDeclares} named; read only for such targets. */
+    boolean declaredBy(String internalName, byte[] bytes) {
+        if (requires.isEmpty()) {
+            return true;
+        }
+        try {
+            return ClassShape.methods(bytes).containsAll(requires);
+        } catch (IOException | RuntimeException e) {
+            AgentLog.logger().debug("could not read {}: {}", internalName, String.valueOf(e));
+            return false;
+        }
+    }
+
+    public Target guardsItself() {
+        guardsItself = true;
+        return this;
+    }
+
+    /**
+     * A checksum of what decides how this class is changed: its advice's class files, the
+     * transformer's and its module's (which hold the method matchers), the weaver's, the agent's version and
+     * the JDK's. A cached class made by other advice, or on another JDK, is not used.
+     */
+    long adviceKey(ClassLoader agentLoader) throws IOException {
+        Long key = adviceKey;
+        if (key == null) {
+            CRC32 crc = new CRC32();
+            List<String> classes = new ArrayList<>(advice);
+            classes.add(ClientInstrumentation.class.getName());
+            classes.add(Target.class.getName());
+            classes.add(module); // its matchers
+            classes.add(ClientInstrumentation.ADVICE + "AdviceWeaver"); // by name: its class names Byte Buddy's
+            for (String name : classes) {
+                crc.update(ClassFiles.read(agentLoader, name));
+            }
+            Package own = Target.class.getPackage();
+            // The JDK too: Byte Buddy describes its types when it changes a class, and one JDK's may differ from another's.
+            String versions = (own == null ? null : own.getImplementationVersion()) + " " + System.getProperty("java.version");
+            crc.update(versions.getBytes(StandardCharsets.UTF_8));
+            key = crc.getValue();
+            adviceKey = key;
+        }
+        return key;
+    }
+
+    /** A client's root package, and its name at exit. */
+    public static final class Root {
+        final String root;
+        final String client;
+
+        public Root(String root, String client) {
+            this.root = root;
+            this.client = client;
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package dev.retryafter.agent.instrument.okhttp;
+
+import dev.retryafter.agent.instrument.ClientModule;
+import dev.retryafter.agent.instrument.Target;
+
+/**
+ * OkHttp 3, 4 and 5: the retry-and-follow-up interceptor, and the async call's enqueue and end. OkHttp 3.x names its
+ * call {@code okhttp3.RealCall}; 4.x and 5.x, {@code okhttp3.internal.connection.RealCall}. Matched in relocated copies too.
+ */
+public final class OkHttpModule implements ClientModule {
+
+    public static final Target.Root ROOT = new Target.Root("okhttp3/", "OkHttp");
+
+    @Override
+    public Target[] targets() {
+        return new Target[] {
+            new Target("okhttp3.internal.http.RetryAndFollowUpInterceptor")
+                    .advise("intercept/1", "okhttp.InterceptAdvice")
+                    .advise("followUpRequest", "okhttp.FollowUpAdvice")
+                    .relocatable(ROOT, "intercept(Lokhttp3/Interceptor$Chain;)Lokhttp3/Response;"),
+            new Target("okhttp3.RealCall").advise("enqueue/1", "okhttp.EnqueueAdvice").relocatable(ROOT, "enqueue(Lokhttp3/Callback;)V"),
+            new Target("okhttp3.internal.connection.RealCall").advise("enqueue/1", "okhttp.EnqueueAdvice")
+                    .relocatable(ROOT, "enqueue(Lokhttp3/Callback;)V"),
+            new Target("okhttp3.RealCall$AsyncCall").advise("execute/0", "okhttp.AsyncDoneAdvice").relocatable(ROOT, "execute()V"),
+            new Target("okhttp3.internal.connection.RealCall$AsyncCall").advise("run/0", "okhttp.AsyncDoneAdvice").relocatable(ROOT, "run()V")};
+    }
+}
