@@ -11,6 +11,7 @@ import dev.retryafter.agent.instrument.RetryStrategyGuard;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
 import dev.retryafter.agent.instrument.apache4async.Apache4AsyncCalls;
 import dev.retryafter.agent.instrument.apache5async.Apache5AsyncCalls;
+import dev.retryafter.agent.instrument.asynchttpclient.AsyncHttpClientCalls;
 import dev.retryafter.agent.instrument.commonshttp3.RefusedMethodBody;
 import dev.retryafter.agent.instrument.jetty.JettyExchanges;
 import dev.retryafter.agent.instrument.jetty9to11.Jetty9to11Exchanges;
@@ -46,6 +47,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     private final Jetty9to11Exchanges jetty9to11;
     private final Apache5AsyncCalls apache5Async;
     private final Apache4AsyncCalls apache4Async;
+    private final AsyncHttpClientCalls asyncHttpClient;
     private final GoverningSwitch governing;
     private final Runnable firstUse;
     private final SelfGuardedStrategies selfGuarded;
@@ -73,6 +75,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
         this.jetty9to11 = new Jetty9to11Exchanges(engine);
         this.apache5Async = new Apache5AsyncCalls(engine, depth);
         this.apache4Async = new Apache4AsyncCalls(engine, depth);
+        this.asyncHttpClient = new AsyncHttpClientCalls(engine, depth);
     }
 
     @Override
@@ -322,5 +325,13 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     @Override
     public Object jetty9to11Refusal(Object conversation) {
         return jetty9to11.refusal(conversation);
+    }
+
+    @Override
+    public Object asyncHttpClientExecute(Object client, Object request, Object handler) {
+        if (!governs()) {
+            return null;
+        }
+        return asyncHttpClient.execute(client, request, handler); // its own boundary: the application's handler runs beneath
     }
 }

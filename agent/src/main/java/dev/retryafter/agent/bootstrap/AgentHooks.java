@@ -130,6 +130,12 @@ public final class AgentHooks {
 
         /** Jetty 9.4-11's conversation picks its response listeners with no protocol handler's: the agent's for a governed refusal, else null. */
         Object jetty9to11Refusal(Object conversation);
+
+        /**
+         * AsyncHttpClient's {@code DefaultAsyncHttpClient.execute(request, handler)}: a {@code ListenableFuture} the agent
+         * completes with the final outcome, or null to run the original method.
+         */
+        Object asyncHttpClientExecute(Object client, Object request, Object handler);
     }
 
     /**
@@ -355,5 +361,11 @@ public final class AgentHooks {
     public static Object jetty9to11Refusal(Object conversation) {
         Dispatcher d = dispatcher;
         return d == null ? null : d.jetty9to11Refusal(conversation);
+    }
+
+    @DontInline @LambdaForm$DontInline
+    public static Object asyncHttpClientExecute(Object client, Object request, Object handler) {
+        Dispatcher d = dispatcher;
+        return d == null ? null : d.asyncHttpClientExecute(client, request, handler);
     }
 }

@@ -135,6 +135,9 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         // refusal at the conversation's choice of listeners, since their HttpClient shares 12's class name.
         add(new Target("org.eclipse.jetty.client.HttpRequest").advise("send/1", "jetty9to11.SendAdvice"));
         add(new Target("org.eclipse.jetty.client.HttpConversation").advise("updateResponseListeners/1", "jetty9to11.RefusalAdvice"));
+        // AsyncHttpClient 2.x and 3.x (on Netty): every executeRequest and prepareXxx().execute() meets in the private execute/2,
+        // after the client's cookies and request filters.
+        add(new Target("org.asynchttpclient.DefaultAsyncHttpClient").advise("execute/2", "asynchttpclient.ExecuteAdvice"));
         // No lambdas on the start-up path (see AgentInstaller): plain loops.
         for (Target target : targets.values()) {
             if (target.root != null) {
