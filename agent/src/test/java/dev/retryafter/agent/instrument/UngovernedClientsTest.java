@@ -29,7 +29,7 @@ class UngovernedClientsTest {
     @Test
     void nettysCodecUnderAsyncHttpClientIsNotNamed() {
         UngovernedClients clients = new UngovernedClients();
-        clients.onLoaded("org/asynchttpclient/DefaultAsyncHttpClient");
+        clients.onLoaded("org/asynchttpclient/AsyncHttpClient");
         clients.onLoaded("io/netty/handler/codec/http/HttpClientCodec");
         assertEquals(List.of(), clients.loaded());
         UngovernedClients alone = new UngovernedClients();
