@@ -53,8 +53,8 @@ final class Attempt implements InvocationHandler {
     void stop(Throwable why) {
         silenced = true;
         Object sent = future;
-        if (sent == null) {
-            return;
+        if (sent == null || ((Future<?>) sent).isDone()) {
+            return; // over: its connection may already serve another request, and must not be closed
         }
         try {
             if (why instanceof CancellationException) {
