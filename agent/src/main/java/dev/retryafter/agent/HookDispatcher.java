@@ -17,11 +17,13 @@ import dev.retryafter.agent.instrument.jetty.JettyExchanges;
 import dev.retryafter.agent.instrument.jetty9to11.Jetty9to11Exchanges;
 import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
 import dev.retryafter.agent.instrument.urlconnection.UrlConnectionExchanges;
+import dev.retryafter.agent.instrument.vertx.VertxWebClients;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
 import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
 
 /**
  * The agent's side of {@link AgentHooks}: casts back to the types the hooks could not name, and routes;
@@ -48,6 +50,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
     private final Apache5AsyncCalls apache5Async;
     private final Apache4AsyncCalls apache4Async;
     private final AsyncHttpClientCalls asyncHttpClient;
+    private final VertxWebClients vertx;
     private final GoverningSwitch governing;
     private final Runnable firstUse;
     private final SelfGuardedStrategies selfGuarded;
@@ -76,6 +79,7 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
         this.apache5Async = new Apache5AsyncCalls(engine, depth);
         this.apache4Async = new Apache4AsyncCalls(engine, depth);
         this.asyncHttpClient = new AsyncHttpClientCalls(engine, depth);
+        this.vertx = new VertxWebClients(engine, new GovernsNew());
     }
 
     @Override
@@ -333,5 +337,18 @@ final class HookDispatcher implements AgentHooks.Dispatcher {
             return null;
         }
         return asyncHttpClient.execute(client, request, handler); // its own boundary: the application's handler runs beneath
+    }
+
+    @Override
+    public Object vertxWebClientCreated(Object client) {
+        return vertx.created(client); // its interceptor asks, per request, whether a new request is governed
+    }
+
+    /** Whether a new request is governed, for adapters whose clients outlive a switch: a class, not a lambda (start-up path). */
+    private final class GovernsNew implements BooleanSupplier {
+        @Override
+        public boolean getAsBoolean() {
+            return governs();
+        }
     }
 }

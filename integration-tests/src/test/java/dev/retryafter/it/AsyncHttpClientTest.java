@@ -105,7 +105,7 @@ class AsyncHttpClientTest {
     @EnumSource(value = Jdk.class, names = {"JAVA_17"})
     void theLastRefusalReachesTheApplicationWithItsBody(Jdk jdk) throws Exception {
         try (ScriptedServer server = new ScriptedServer(n -> new Reply(503, "0", 32))) {
-            ChildJvm.Result run = app(jdk, "default.min-sleep = 1s\ndefault.max-attempts = 3\n", "get", server.url("/records/1"));
+            ChildJvm.Result run = app(jdk, "default.min-sleep = 1s\ndefault.max-sleep = 4s\ndefault.max-attempts = 3\n", "get", server.url("/records/1"));
             assertEquals(0, run.exitCode, run::toString);
             assertTrue(run.stdout.contains("STATUS 503 32"), () -> "the last refusal, its body whole\n" + run);
             assertEquals(3, server.requests(), run::toString);

@@ -136,6 +136,9 @@ public final class AgentHooks {
          * completes with the final outcome, or null to run the original method.
          */
         Object asyncHttpClientExecute(Object client, Object request, Object handler);
+
+        /** A Vert.x {@code WebClient} was made: the agent's interceptor to put first in its chain, or null for none. */
+        Object vertxWebClientCreated(Object client);
     }
 
     /**
@@ -367,5 +370,11 @@ public final class AgentHooks {
     public static Object asyncHttpClientExecute(Object client, Object request, Object handler) {
         Dispatcher d = dispatcher;
         return d == null ? null : d.asyncHttpClientExecute(client, request, handler);
+    }
+
+    @DontInline @LambdaForm$DontInline
+    public static Object vertxWebClientCreated(Object client) {
+        Dispatcher d = dispatcher;
+        return d == null ? null : d.vertxWebClientCreated(client);
     }
 }

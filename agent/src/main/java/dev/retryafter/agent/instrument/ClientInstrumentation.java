@@ -138,6 +138,8 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         // AsyncHttpClient 2.x and 3.x (on Netty): every executeRequest and prepareXxx().execute() meets in the private execute/2,
         // after the client's cookies and request filters.
         add(new Target("org.asynchttpclient.DefaultAsyncHttpClient").advise("execute/2", "asynchttpclient.ExecuteAdvice"));
+        // Vert.x WebClient 4 and 5: the agent's interceptor goes first in each client's chain as it is made.
+        add(new Target("io.vertx.ext.web.client.impl.WebClientBase").advise("<init>/2", "vertx.CreatedAdvice"));
         // No lambdas on the start-up path (see AgentInstaller): plain loops.
         for (Target target : targets.values()) {
             if (target.root != null) {

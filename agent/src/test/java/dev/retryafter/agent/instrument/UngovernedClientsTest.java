@@ -27,11 +27,16 @@ class UngovernedClientsTest {
     }
 
     @Test
-    void nettysCodecUnderAsyncHttpClientIsNotNamed() {
+    void nettysCodecUnderAGovernedClientIsNotNamed() {
         UngovernedClients clients = new UngovernedClients();
         clients.onLoaded("org/asynchttpclient/AsyncHttpClient");
         clients.onLoaded("io/netty/handler/codec/http/HttpClientCodec");
         assertEquals(List.of(), clients.loaded());
+        UngovernedClients vertx = new UngovernedClients();
+        vertx.onLoaded("io/vertx/ext/web/client/WebClient");
+        vertx.onLoaded("io/vertx/core/http/impl/HttpClientImpl");
+        vertx.onLoaded("io/netty/handler/codec/http/HttpClientCodec");
+        assertEquals(List.of(), vertx.loaded(), "Vert.x's WebClient is governed, and its HttpClient and Netty beneath it");
         UngovernedClients alone = new UngovernedClients();
         alone.onLoaded("io/netty/handler/codec/http/HttpClientCodec");
         assertEquals(List.of("Netty HTTP codec (io.netty.handler.codec.http.HttpClientCodec)"), alone.loaded());
