@@ -9,6 +9,8 @@ import dev.retryafter.agent.instrument.commonshttp3.CommonsHttp3Module;
 import dev.retryafter.agent.instrument.jdk.JdkModule;
 import dev.retryafter.agent.instrument.jetty.JettyModule;
 import dev.retryafter.agent.instrument.jetty9to11.Jetty9to11Module;
+import dev.retryafter.agent.instrument.asynchttpclient.AsyncHttpClientModule;
+import dev.retryafter.agent.instrument.vertx.VertxModule;
 import dev.retryafter.agent.instrument.okhttp.OkHttpModule;
 import dev.retryafter.agent.instrument.urlconnection.UrlConnectionModule;
 
@@ -63,6 +65,8 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         new OkHttpModule(),
         new JettyModule(),
         new Jetty9to11Module(),
+        new AsyncHttpClientModule(),
+        new VertxModule(),
     };
 
     private final Map<String, Target> targets = new HashMap<>();

@@ -7,7 +7,9 @@ import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.apache4async.Apache4AsyncCalls;
 import dev.retryafter.agent.instrument.apache5async.Apache5AsyncCalls;
+import dev.retryafter.agent.instrument.asynchttpclient.AsyncHttpClientCalls;
 import dev.retryafter.agent.instrument.commonshttp3.RefusedMethodBody;
+import dev.retryafter.agent.instrument.vertx.VertxWebClients;
 import dev.retryafter.agent.instrument.jetty.Jetty12Exchanges;
 import dev.retryafter.agent.instrument.jetty.JettyExchanges;
 import dev.retryafter.agent.instrument.jetty9to11.Jetty9to11Exchanges;
@@ -19,6 +21,7 @@ import java.io.InputStream;
 import java.net.URL;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * The agent's side of {@link AgentHooks}: casts back to the types the hooks could not name, and routes;
@@ -73,6 +76,8 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
             new Jetty9to11Exchanges(jettyCore),
             new Apache5AsyncCalls(engine, depth),
             new Apache4AsyncCalls(engine, depth),
+            new AsyncHttpClientCalls(engine, depth),
+            new VertxWebClients(engine, new GovernsNew()),
         }) {
             for (String hook : hooks.hooks()) {
                 moduleHooks.put(hook, hooks);
@@ -299,6 +304,14 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
         } catch (Throwable t) {
             AgentLog.failure("reading a status for a retry strategy", t);
             return false;
+        }
+    }
+
+    /** Whether a new request is governed, for adapters whose clients outlive a switch: a class, not a lambda (start-up path). */
+    private final class GovernsNew implements BooleanSupplier {
+        @Override
+        public boolean getAsBoolean() {
+            return governs();
         }
     }
 }

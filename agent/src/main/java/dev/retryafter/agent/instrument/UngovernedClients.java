@@ -20,17 +20,26 @@ public final class UngovernedClients {
 
     /** A class each client loads whenever it is used, by internal name, and how to name the client. */
     private static final Map<String, String> MARKERS = new HashMap<>();
+    /** A governed client's class, by internal name, and the marked client it is built on: its classes load under it, unnamed. */
+    private static final Map<String, String[]> COVERS = new HashMap<>();
 
     static {
         mark("io.netty.handler.codec.http.HttpClientCodec", "Netty HTTP codec");
         mark("reactor.netty.http.client.HttpClient", "Reactor Netty HttpClient");
-        mark("org.asynchttpclient.DefaultAsyncHttpClient", "AsyncHttpClient");
         mark("io.vertx.core.http.impl.HttpClientImpl", "Vert.x HttpClient");
         mark("com.squareup.okhttp.OkHttpClient", "OkHttp 2");
         mark("io.helidon.webclient.api.WebClient", "Helidon WebClient");
+        // AsyncHttpClient is governed, and loads Netty's codec for its connections: after its interface, which its client
+        // class implements (the client class itself is a target of the transformer's, and never passes here).
+        COVERS.put("org/asynchttpclient/AsyncHttpClient", new String[] {MARKERS.get("io/netty/handler/codec/http/HttpClientCodec")});
+        // Vert.x's WebClient is governed, and is built on Vert.x's HttpClient and Netty's codec (made after the WebClient interface
+        // loads, unless the application wraps an HttpClient it made before).
+        COVERS.put("io/vertx/ext/web/client/WebClient", new String[] {MARKERS.get("io/vertx/core/http/impl/HttpClientImpl"),
+            MARKERS.get("io/netty/handler/codec/http/HttpClientCodec")});
     }
 
     private final Set<String> loaded = ConcurrentHashMap.newKeySet();
+    private final Set<String> covered = ConcurrentHashMap.newKeySet();
     /** Where the first sighting of each is said; nowhere for tests that only read {@link #loaded()}. */
     private final Consumer<String> warn;
 
@@ -57,10 +66,18 @@ public final class UngovernedClients {
         if (client != null) {
             seen(client);
         }
+        String[] under = COVERS.get(internalName);
+        if (under != null) {
+            for (String beneath : under) {
+                if (covered.add(beneath)) {
+                    loaded.remove(beneath);
+                }
+            }
+        }
     }
 
     private void seen(String client) {
-        if (loaded.add(client)) {
+        if (!covered.contains(client) && loaded.add(client)) {
             try {
                 warn.accept("ungoverned HTTP client loaded: " + client + "; the agent does not govern it, so its requests "
                         + "will be neither paced nor retried");
@@ -93,7 +110,7 @@ public final class UngovernedClients {
         if (ungoverned.isEmpty()) {
             return anyGoverned ? null
                     : "no request was governed: nothing went through java.net.http, HttpURLConnection, Apache HttpClient 4 or 5 "
-                            + "(classic or async), Commons HttpClient 3, OkHttp 3-5 or Jetty HttpClient 9.4-12, the clients the agent governs";
+                            + "(classic or async), Commons HttpClient 3, OkHttp 3-5, Jetty HttpClient 9.4-12 AsyncHttpClient 2-3 or Vert.x WebClient, the clients the agent governs";
         }
         return "ungoverned HTTP: this JVM loaded " + String.join(", ", ungoverned)
                 + ", which the agent does not govern: its requests were neither paced nor retried"

@@ -101,7 +101,9 @@ class ClientInstrumentationTest {
                 "HttpAsyncClient 5");
         assertTrue(instrumentation.classNames().contains("org.apache.http.impl.nio.client.InternalHttpAsyncClient"), "HttpAsyncClient 4.1");
         assertTrue(instrumentation.classNames().contains("org.eclipse.jetty.client.HttpConversation"), "Jetty 9.4-11");
-        assertEquals(30, instrumentation.classNames().size());
+        assertTrue(instrumentation.classNames().contains("org.asynchttpclient.DefaultAsyncHttpClient"), "AsyncHttpClient 2-3");
+        assertTrue(instrumentation.classNames().contains("io.vertx.ext.web.client.impl.WebClientBase"), "Vert.x WebClient 4-5");
+        assertEquals(32, instrumentation.classNames().size());
     }
 
     private static java.util.Set<String> members(Class<?> type) {

@@ -15,14 +15,31 @@ class UngovernedClientsTest {
     void aMarkedClassNamesItsClientOnce() {
         UngovernedClients clients = new UngovernedClients();
         clients.onLoaded("java/lang/String");
-        clients.onLoaded("org/asynchttpclient/DefaultAsyncHttpClient");
+        clients.onLoaded("reactor/netty/http/client/HttpClient");
+        clients.onLoaded("org/asynchttpclient/DefaultAsyncHttpClient"); // governed: not named
         clients.onLoaded("org/eclipse/jetty/client/api/Request"); // 9.4-11: governed, not named
         clients.onLoaded("org/eclipse/jetty/client/HttpClient"); // 12 and 9.4-11 governed
         clients.onLoaded("org/apache/http/impl/nio/client/CloseableHttpAsyncClient"); // governed: not named
         clients.onLoaded("org/apache/hc/client5/http/impl/async/CloseableHttpAsyncClient"); // governed: not named
-        clients.onLoaded("org/asynchttpclient/DefaultAsyncHttpClient");
+        clients.onLoaded("reactor/netty/http/client/HttpClient");
         clients.onLoaded("org/apache/commons/httpclient/HttpClient"); // governed: not named
-        assertEquals(List.of("AsyncHttpClient (org.asynchttpclient.DefaultAsyncHttpClient)"), clients.loaded());
+        assertEquals(List.of("Reactor Netty HttpClient (reactor.netty.http.client.HttpClient)"), clients.loaded());
+    }
+
+    @Test
+    void nettysCodecUnderAGovernedClientIsNotNamed() {
+        UngovernedClients clients = new UngovernedClients();
+        clients.onLoaded("org/asynchttpclient/AsyncHttpClient");
+        clients.onLoaded("io/netty/handler/codec/http/HttpClientCodec");
+        assertEquals(List.of(), clients.loaded());
+        UngovernedClients vertx = new UngovernedClients();
+        vertx.onLoaded("io/vertx/ext/web/client/WebClient");
+        vertx.onLoaded("io/vertx/core/http/impl/HttpClientImpl");
+        vertx.onLoaded("io/netty/handler/codec/http/HttpClientCodec");
+        assertEquals(List.of(), vertx.loaded(), "Vert.x's WebClient is governed, and its HttpClient and Netty beneath it");
+        UngovernedClients alone = new UngovernedClients();
+        alone.onLoaded("io/netty/handler/codec/http/HttpClientCodec");
+        assertEquals(List.of("Netty HTTP codec (io.netty.handler.codec.http.HttpClientCodec)"), alone.loaded());
     }
 
     @Test

@@ -6,10 +6,10 @@ import org.asynchttpclient.Response;
 
 import java.util.concurrent.TimeUnit;
 
-/** GETs each URL once with AsyncHttpClient 3 (on Netty), a client the agent does not govern, and prints each status. */
-public final class UngovernedAhcApp {
+/** GETs each URL once with AsyncHttpClient 3 (on Netty), and prints each status. */
+public final class AhcGetApp {
 
-    private UngovernedAhcApp() {
+    private AhcGetApp() {
     }
 
     public static void main(String[] args) throws Exception {

@@ -1,0 +1,172 @@
+package dev.retryafter.agent.instrument.asynchttpclient;
+
+import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.bootstrap.AgentHooks;
+import dev.retryafter.agent.engine.Call;
+
+import java.io.IOException;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+
+/**
+ * One attempt's {@code AsyncHandler}, standing in front of the application's. The status line is held back until
+ * the headers have come, and the agent decides on both: a response it does not retry is handed to the application's
+ * handler from its status line on, unchanged, and everything after it too; a refusal it retries is the agent's alone:
+ * its body read and dropped within {@link AsyncHttpClientCalls#DISCARD_MILLIS} and
+ * {@link AsyncHttpClientCalls#DISCARD_BYTES} (the connection goes back to the pool), else the attempt aborted, which
+ * closes its connection; the application's handler hears nothing of it.
+ */
+final class Attempt implements InvocationHandler {
+
+    private final GovernedRequest request;
+    private final AhcApi api;
+    private volatile boolean discarding;
+    /** Stopped by the application (cancel, abort): the application's handler is told by the request, not through here. */
+    private volatile boolean silenced;
+    private volatile Object future;
+    private volatile CompletableFuture<Void> giveUp;
+    private Object status;
+    private long bytes;
+
+    Attempt(GovernedRequest request) {
+        this.request = request;
+        this.api = request.api();
+    }
+
+    boolean discarding() {
+        return discarding;
+    }
+
+    void sent(Object attemptFuture) {
+        future = attemptFuture;
+    }
+
+    Object future() {
+        return future;
+    }
+
+    /** The application gave the request up: the attempt is cancelled or aborted, and says nothing of it to the application. */
+    void stop(Throwable why) {
+        silenced = true;
+        Object sent = future;
+        if (sent == null || ((Future<?>) sent).isDone()) {
+            return; // over: its connection may already serve another request, and must not be closed
+        }
+        try {
+            if (why instanceof CancellationException) {
+                ((Future<?>) sent).cancel(true);
+            } else {
+                api.abort(sent, why);
+            }
+        } catch (Throwable t) {
+            AgentLog.failure("stopping an AsyncHttpClient attempt", t);
+        }
+    }
+
+    @Override
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+        if (method.getDeclaringClass() == Object.class) {
+            return AhcApi.identity(proxy, method, args);
+        }
+        String name = method.getName();
+        if (discarding) {
+            return discarded(name, method, args);
+        }
+        Object handler = request.handler();
+        switch (name) {
+            case "onStatusReceived":
+                status = args[0]; // held back: the application hears it once the headers have decided
+                return api.proceed;
+            case "onHeadersReceived":
+                if (status == null) {
+                    break;
+                }
+                if (decideRetry(status, args[0])) {
+                    discarding = true;
+                    startDiscard();
+                    return api.proceed;
+                }
+                Object state = api.statusReceived(handler, status);
+                if (state != api.proceed) {
+                    return state; // the application's handler aborts (or upgrades) at the status line, as it would have
+                }
+                break;
+            case "onThrowable":
+                if (silenced) {
+                    return null;
+                }
+                break;
+            default:
+                break;
+        }
+        return AhcApi.forward(method, handler, args);
+    }
+
+    /** The retried refusal's callbacks: its body counted and dropped, the rest of no interest to the application. */
+    private Object discarded(String name, Method method, Object[] args) throws ReflectiveOperationException {
+        if (name.equals("onBodyPartReceived")) {
+            bytes += api.length(args[0]);
+            return bytes > AsyncHttpClientCalls.DISCARD_BYTES ? api.abort : api.proceed; // ABORT closes the connection
+        }
+        if (name.equals("onCompleted")) {
+            CompletableFuture<Void> timer = giveUp;
+            if (timer != null) {
+                timer.cancel(false);
+            }
+            return null;
+        }
+        return method.getReturnType().isInstance(api.proceed) ? api.proceed : null;
+    }
+
+    private void startDiscard() {
+        CompletableFuture<Void> timer = request.delays().after(AsyncHttpClientCalls.DISCARD_MILLIS);
+        giveUp = timer;
+        timer.thenRunAsync(new AbandonBody(), AsyncHttpClientCalls.ASYNC);
+    }
+
+    /** A refusal's body that stalls: the attempt is aborted, its connection closed, and the retry goes ahead. */
+    private final class AbandonBody implements Runnable {
+        @Override
+        public void run() {
+            Object sent = future;
+            if (sent != null) {
+                try {
+                    api.abort(sent, new IOException("retry-after-agent: a refused response's body given up on"));
+                } catch (Throwable t) {
+                    AgentLog.failure("discarding an AsyncHttpClient refusal", t);
+                }
+            }
+        }
+    }
+
+    /** The agent's decision on the status and headers: true to discard the response and send again. */
+    private boolean decideRetry(Object responseStatus, Object headers) {
+        try {
+            Call call = request.call();
+            int code = api.status(responseStatus);
+            boolean offer = call.wantsHeaders(code);
+            String retryAfter = null;
+            if (offer || code >= AgentHooks.LOWEST_REFUSAL) {
+                for (Object entry : (Iterable<?>) headers) { // Netty's HttpHeaders: name and value pairs
+                    Map.Entry<?, ?> header = (Map.Entry<?, ?>) entry;
+                    String name = String.valueOf(header.getKey());
+                    String value = String.valueOf(header.getValue());
+                    if (offer) {
+                        call.offerHeader(name, value);
+                    }
+                    if (retryAfter == null && name.equalsIgnoreCase("Retry-After")) {
+                        retryAfter = value;
+                    }
+                }
+            }
+            return call.onResponse(code, code >= AgentHooks.LOWEST_REFUSAL ? retryAfter : null);
+        } catch (Throwable t) {
+            AgentLog.failure("deciding on an AsyncHttpClient response", t);
+            return false;
+        }
+    }
+}

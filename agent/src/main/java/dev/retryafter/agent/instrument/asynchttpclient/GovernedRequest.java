@@ -1,0 +1,344 @@
+package dev.retryafter.agent.instrument.asynchttpclient;
+
+import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.engine.Call;
+import dev.retryafter.agent.engine.Delays;
+import dev.retryafter.agent.engine.HostHeldException;
+import dev.retryafter.agent.instrument.CallDepth;
+import dev.retryafter.agent.report.Turns;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/**
+ * One request as the application made it, through its attempts; and, as the invocation handler of a proxy of the
+ * client's {@code ListenableFuture}, the future the application holds. Each attempt is the client's own
+ * {@code execute} with an {@link Attempt} for handler; the future completes with the final attempt's outcome, as the
+ * client's own future would have. Cancelling or aborting it abandons the request (its place in the host's queue, its
+ * wait) and stops the attempt in flight; the application's handler hears it once.
+ */
+final class GovernedRequest implements InvocationHandler {
+
+    private final AhcApi api;
+    private final Call call;
+    private final CallDepth depth;
+    private final Delays delays;
+    private final Object client;
+    private final Object request;
+    private final Object handler;
+    private final Object future;
+    private final CompletableFuture<Object> outcome = new CompletableFuture<>();
+    /** The attempt in flight, or the last one; null before the first and after a fallback. */
+    private volatile Attempt current;
+    /** The plain call the agent fell back to, if it did. */
+    private volatile Future<?> plain;
+    /** Cancelled, aborted or failed: no attempt goes any more. */
+    private volatile boolean finished;
+
+    GovernedRequest(AhcApi api, Call call, CallDepth depth, Delays delays, Object client, Object request, Object handler) {
+        this.api = api;
+        this.call = call;
+        this.depth = depth;
+        this.delays = delays;
+        this.client = client;
+        this.request = request;
+        this.handler = handler;
+        this.future = api.future(this);
+    }
+
+    Object future() {
+        return future;
+    }
+
+    AhcApi api() {
+        return api;
+    }
+
+    Call call() {
+        return call;
+    }
+
+    Delays delays() {
+        return delays;
+    }
+
+    Object handler() {
+        return handler;
+    }
+
+    /**
+     * The first attempt, on the application's thread when its turn is now: false when the client's own
+     * {@code execute} threw there at once (nothing was sent), and the original method is to run as it always did.
+     */
+    boolean first() {
+        CompletableFuture<Void> turn;
+        try {
+            turn = Turns.start(call);
+        } catch (RuntimeException e) {
+            AgentLog.failure("taking an AsyncHttpClient turn", e);
+            call.endAttempt();
+            return false;
+        }
+        if (turn.isDone() && !turn.isCompletedExceptionally()) {
+            if (!send(true)) {
+                call.endAttempt();
+                return false;
+            }
+            return true;
+        }
+        turn.whenCompleteAsync(new TurnCame(), AsyncHttpClientCalls.ASYNC);
+        return true;
+    }
+
+    /** A later attempt, after a refusal: its turn is a scheduled continuation, never a blocked thread. */
+    private void next() {
+        CompletableFuture<Void> turn;
+        try {
+            turn = Turns.start(call);
+        } catch (RuntimeException e) {
+            fallBack(e);
+            return;
+        }
+        turn.whenCompleteAsync(new TurnCame(), AsyncHttpClientCalls.ASYNC);
+    }
+
+    /** The turn came, or the host is held, or the request was abandoned meanwhile. */
+    private final class TurnCame implements BiConsumer<Void, Throwable> {
+        @Override
+        public void accept(Void granted, Throwable failure) {
+            if (failure == null) {
+                if (finished) {
+                    call.endAttempt(); // cancelled by the application while the turn came
+                } else {
+                    send(false);
+                }
+                return;
+            }
+            Throwable cause = unwrap(failure);
+            if (cause instanceof HostHeldException) {
+                failWith(cause);
+            } else if (!(cause instanceof CancellationException)) {
+                fallBack(cause);
+            }
+        }
+    }
+
+    /**
+     * One attempt through the client's own {@code execute}, inside this call so its advice lets it through. False
+     * only when {@code atOnce} and the agent could not send it: the original method then runs.
+     */
+    private boolean send(boolean atOnce) {
+        Attempt attempt = new Attempt(this);
+        Object sent;
+        Call previous = depth.enter(call);
+        try {
+            sent = api.execute.invoke(client, request, api.handler(attempt));
+        } catch (InvocationTargetException e) { // execute catches every Exception itself: an Error of the client's
+            if (atOnce) {
+                return false;
+            }
+            call.endAttempt();
+            failWith(e.getCause());
+            return true;
+        } catch (Throwable t) {
+            if (atOnce) {
+                AgentLog.failure("governing an AsyncHttpClient request", t);
+                return false;
+            }
+            fallBack(t);
+            return true;
+        } finally {
+            depth.restore(previous);
+        }
+        attempt.sent(sent);
+        current = attempt;
+        try {
+            api.completion(sent).whenComplete(new AttemptEnded(attempt));
+        } catch (Throwable t) { // its handler is the agent's and hands the outcome on; only the permit is not given back at its end
+            AgentLog.failure("watching an AsyncHttpClient attempt", t);
+            call.endAttempt();
+        }
+        if (finished) {
+            attempt.stop(new CancellationException()); // cancelled by the application while this was being sent
+        }
+        return true;
+    }
+
+    /** An attempt's future completed: on to the next after a refusal discarded, or the outcome is the application's. */
+    private final class AttemptEnded implements BiConsumer<Object, Throwable> {
+        private final Attempt attempt;
+
+        AttemptEnded(Attempt attempt) {
+            this.attempt = attempt;
+        }
+
+        @Override
+        public void accept(Object result, Throwable failure) {
+            call.endAttempt();
+            if (attempt.discarding()) {
+                if (!finished) {
+                    next(); // its body's end, a failure reading it, or its connection closed alike
+                }
+                return;
+            }
+            complete(result, failure);
+        }
+    }
+
+    private void complete(Object result, Throwable failure) {
+        if (failure != null) {
+            outcome.completeExceptionally(unwrap(failure));
+        } else {
+            outcome.complete(result);
+        }
+    }
+
+    /** The request fails with a failure of the agent's (a held host) or of the client's: its handler hears it, then its future. */
+    private void failWith(Throwable failure) {
+        finished = true;
+        if (!outcome.isDone()) {
+            api.tellFailure(handler, failure);
+            outcome.completeExceptionally(failure);
+        }
+    }
+
+    /** Something inside the agent failed: the request goes out once more, as the client alone would send it. */
+    private void fallBack(Throwable agentFailure) {
+        AgentLog.failure("governing an AsyncHttpClient request", agentFailure);
+        call.endAttempt();
+        if (finished) {
+            return;
+        }
+        current = null;
+        Call previous = depth.enter(call); // so the advice lets the plain call through
+        try {
+            Object sent = api.execute.invoke(client, request, handler);
+            plain = (Future<?>) sent;
+            api.completion(sent).whenComplete(new PlainEnded());
+        } catch (InvocationTargetException e) {
+            failWith(e.getCause());
+        } catch (Throwable t) {
+            failWith(t);
+        } finally {
+            depth.restore(previous);
+        }
+    }
+
+    private final class PlainEnded implements BiConsumer<Object, Throwable> {
+        @Override
+        public void accept(Object result, Throwable failure) {
+            complete(result, failure);
+        }
+    }
+
+    /** The application's {@code ListenableFuture}. */
+    @Override
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+        if (method.getDeclaringClass() == Object.class) {
+            return AhcApi.identity(proxy, method, args);
+        }
+        switch (method.getName()) {
+            case "get":
+                return args == null || args.length == 0 ? outcome.get() : outcome.get((Long) args[0], (TimeUnit) args[1]);
+            case "isDone":
+                return outcome.isDone();
+            case "isCancelled":
+                return outcome.isCancelled();
+            case "cancel":
+                return cancel();
+            case "abort":
+                abort((Throwable) args[0]);
+                return null;
+            case "touch":
+                touch();
+                return null;
+            case "addListener":
+                outcome.whenComplete(new Listener((Runnable) args[0], (Executor) args[1]));
+                return proxy;
+            case "toCompletableFuture":
+                return outcome;
+            default: // done(): the client's own completion, which this future does itself
+                return null;
+        }
+    }
+
+    private boolean cancel() {
+        if (outcome.isDone()) {
+            return false;
+        }
+        finished = true;
+        if (!outcome.cancel(false)) {
+            return false;
+        }
+        stop(new CancellationException());
+        return true;
+    }
+
+    private void abort(Throwable why) {
+        if (outcome.isDone()) {
+            return;
+        }
+        finished = true;
+        stop(why);
+        outcome.completeExceptionally(why);
+    }
+
+    /** The request is given up: no turn of it goes, the attempt in flight stops, the application's handler hears it once. */
+    private void stop(Throwable why) {
+        call.abandon();
+        Attempt attempt = current;
+        if (attempt != null) {
+            attempt.stop(why);
+        }
+        Future<?> plainCall = plain;
+        if (plainCall != null) {
+            plainCall.cancel(true);
+            return; // its handler is the application's, and hears it from the client
+        }
+        api.tellFailure(handler, why);
+    }
+
+    private void touch() {
+        Attempt attempt = current;
+        Object sent = attempt == null ? null : attempt.future();
+        if (sent != null) {
+            try {
+                api.touch(sent);
+            } catch (Throwable t) {
+                AgentLog.failure("touching an AsyncHttpClient attempt", t);
+            }
+        }
+    }
+
+    /** {@code addListener(listener, executor)}: run once the outcome is final, on the executor, or at once without one. */
+    private static final class Listener implements BiConsumer<Object, Throwable> {
+        private final Runnable listener;
+        private final Executor executor;
+
+        Listener(Runnable listener, Executor executor) {
+            this.listener = listener;
+            this.executor = executor;
+        }
+
+        @Override
+        public void accept(Object result, Throwable failure) {
+            if (executor == null) {
+                listener.run();
+            } else {
+                executor.execute(listener);
+            }
+        }
+    }
+
+    static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+}
