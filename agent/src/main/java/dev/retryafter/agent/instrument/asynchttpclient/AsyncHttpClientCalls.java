@@ -1,7 +1,7 @@
 package dev.retryafter.agent.instrument.asynchttpclient;
 
 import dev.retryafter.agent.instrument.ModuleHooks;
-import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.CallDepth;

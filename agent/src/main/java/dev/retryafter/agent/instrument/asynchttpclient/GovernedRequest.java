@@ -1,6 +1,6 @@
 package dev.retryafter.agent.instrument.asynchttpclient;
 
-import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.Delays;
 import dev.retryafter.agent.engine.HostHeldException;

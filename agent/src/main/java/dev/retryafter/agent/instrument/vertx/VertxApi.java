@@ -1,6 +1,6 @@
 package dev.retryafter.agent.instrument.vertx;
 
-import dev.retryafter.agent.AgentLog;
+import dev.retryafter.agent.log.AgentLog;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;

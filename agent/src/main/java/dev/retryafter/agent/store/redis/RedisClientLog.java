@@ -1,7 +1,7 @@
 package dev.retryafter.agent.store.redis;
 
-import dev.retryafter.agent.AgentLog;
-import dev.retryafter.agent.AgentLogger;
+import dev.retryafter.agent.log.AgentLog;
+import dev.retryafter.agent.log.AgentLogger;
 import org.slf4j.ILoggerFactory;
 import org.slf4j.IMarkerFactory;
 import org.slf4j.Marker;
