@@ -119,7 +119,7 @@ class Jetty9to11Test {
     void theLastRefusalReachesTheApplicationWithItsBody(String jetty, Jdk jdk) throws Exception {
         String mode = jdk == Jdk.JAVA_17 ? "get-listener" : "get";
         try (ScriptedServer server = new ScriptedServer(n -> new Reply(503, "0", 32))) {
-            ChildJvm.Result run = appWithPolicy(jetty, jdk, "default.min-sleep = 1s\ndefault.max-attempts = 3\n", mode, server.url("/records/1"));
+            ChildJvm.Result run = appWithPolicy(jetty, jdk, "default.min-sleep = 1s\ndefault.max-sleep = 4s\ndefault.max-attempts = 3\n", mode, server.url("/records/1"));
             assertEquals(0, run.exitCode, run::toString);
             assertTrue(run.stdout.contains("STATUS 503 32"), () -> "the last refusal, its body whole\n" + run);
             assertEquals(3, server.requests(), run::toString);
