@@ -6,7 +6,11 @@ import dev.retryafter.it.harness.ScriptedServer.Reply;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.lang.management.ManagementFactory;
+import java.net.URI;
 import java.util.List;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -89,6 +93,28 @@ abstract class AbstractClientSuite {
         try (ScriptedServer server = new ScriptedServer(n -> n == 0 ? Reply.refused("0") : Reply.ok())) {
             assertEquals(200, postReplayable(server.url("/upload"), "every time"));
             assertEquals(List.of("every time", "every time"), server.bodies);
+        }
+    }
+
+    /**
+     * What the portal let through reaches the engine as well as what it refused: after a refusal and the admissions that
+     * end its streak, the host has a category or a pace (a client that told only its refusals would leave both unknown).
+     */
+    @Test
+    void theAdmissionsAfterARefusalTeachTheEngine() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n < 1 ? Reply.refused("0") : Reply.ok())) {
+            for (int i = 0; i < 4; i++) {
+                assertEquals(200, get(server.url("/records/" + i)));
+            }
+            MBeanServer beans = ManagementFactory.getPlatformMBeanServer();
+            ObjectName host = new ObjectName("dev.retryafter:type=Host,name="
+                    + ObjectName.quote("127.0.0.1:" + URI.create(server.url("/")).getPort()));
+            for (int waited = 0; !beans.isRegistered(host) && waited < 600; waited++) {
+                Thread.sleep(100); // host beans are added on the agent's next sync (every second)
+            }
+            Object category = beans.getAttribute(host, "Category");
+            double pace = (Double) beans.getAttribute(host, "PacePerMinute");
+            assertTrue(!"unknown".equals(category) || pace > 0, () -> "category " + category + ", pace " + pace + "/min");
         }
     }
 
