@@ -7,6 +7,7 @@ import dev.retryafter.demo.Demo;
 import dev.retryafter.demo.DemoOptions;
 import dev.retryafter.demo.DemoRun;
 import dev.retryafter.it.harness.ChildJvm;
+import dev.retryafter.it.harness.Inconclusive;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.MinSleepFloor;
 import dev.retryafter.it.harness.TestClasspath;
@@ -55,17 +56,21 @@ class DemoTest {
         assertAll(rows.stream().filter(row -> row.withAgent).map(row -> () -> {
             String name = row.behaviour.label() + " with " + client + " (see " + row.log + ")";
             assertEquals(row.scraper.records, row.scraper.fetched, name + ": every record");
-            // Every demo portal's limit is under the records asked for, so each refuses, and a refused
-            // thread comes back for its record: the gap is measured on every row.
-            assertTrue(row.portal.refusals > 0, name + ": the portal refused, so this could fail: " + row.portal);
-            long gap = row.portal.shortestGapAfterOwnRefusalMillis;
-            MinSleepFloor.assertKept(gap, MIN_SLEEP, () -> name + ": a thread came back " + gap + " ms after a refusal");
+            // Every demo portal's limit is under the records asked for, so each refuses, and a refused thread
+            // comes back for its record; a scraper a loaded machine made slower than the limit is refused by
+            // none, and has no gap to measure (the run as a whole is judged below).
+            if (row.portal.refusals > 0) {
+                long gap = row.portal.shortestGapAfterOwnRefusalMillis;
+                MinSleepFloor.assertKept(gap, MIN_SLEEP, () -> name + ": a thread came back " + gap + " ms after a refusal");
+            }
             // Two threads: one may wait out its own refusal and then a sibling's, every request obeying the
             // latest refusal. Two waits, each within max-sleep, as the portal sees it; one, as the agent counts.
             assertTrue(row.portal.longestGapBetweenOwnRequestsMillis <= 2 * MAX_SLEEP + LyingHeadersTest.SLACK,
                     name + ": a thread waited " + row.portal.longestGapBetweenOwnRequestsMillis + " ms, as the portal saw it");
             assertTrue(row.agent.number("longestSleepMillis") <= MAX_SLEEP, name + ": " + row.agent);
         }));
+        Inconclusive.unlessRefused(rows.stream().filter(row -> row.withAgent).mapToLong(row -> row.portal.refusals).sum(),
+                () -> client + ": no portal refused: the machine was slower than every limit");
         if (client.equals("jdk")) {
             long lostWithout = rows.stream().filter(row -> !row.withAgent)
                     .mapToLong(row -> row.scraper.records - row.scraper.fetched).sum();
