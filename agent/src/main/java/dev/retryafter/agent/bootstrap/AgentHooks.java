@@ -2,6 +2,7 @@ package dev.retryafter.agent.bootstrap;
 
 import jdk.internal.vm.annotation.DontInline;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.LambdaForm$DontInline;
@@ -58,10 +59,12 @@ public final class AgentHooks {
         void failed(Object call);
 
         /**
-         * A refused response's body, before the retry: read within a small bound, or aborted with the
-         * stream's own no-argument method {@code abortMethod}, which closes its connection.
+         * A refused response, before the retry, then the wait for the next attempt's turn: {@code body} (null for none)
+         * read within a small bound, or aborted with the stream's own no-argument method {@code abortMethod}, which
+         * closes its connection; then {@code refused} closed, so its connection goes back to the pool (a pool of one
+         * would otherwise deadlock). The blocking clients' advice ends each refused attempt with this one call.
          */
-        void discardRefused(InputStream body, String abortMethod);
+        void resend(Object call, Closeable refused, InputStream body, String abortMethod) throws IOException;
 
         /**
          * A refused Commons HttpClient 3 method's body, {@code body} its response stream (null for none), before the
@@ -200,10 +203,10 @@ public final class AgentHooks {
     }
 
     @DontInline @LambdaForm$DontInline
-    public static void discardRefused(InputStream body, String abortMethod) {
+    public static void resend(Object call, Closeable refused, InputStream body, String abortMethod) throws IOException {
         Dispatcher d = dispatcher;
         if (d != null) {
-            d.discardRefused(body, abortMethod);
+            d.resend(call, refused, body, abortMethod);
         }
     }
 

@@ -16,6 +16,7 @@ import dev.retryafter.agent.instrument.jetty9to11.Jetty9to11Exchanges;
 import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
 import dev.retryafter.agent.instrument.urlconnection.UrlConnectionExchanges;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
@@ -167,12 +168,20 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
     }
 
     @Override
-    public void discardRefused(InputStream body, String abortMethod) {
+    public void resend(Object call, Closeable refused, InputStream body, String abortMethod) throws IOException {
         try {
             loop.discardRefused(body, abortMethod);
         } catch (Throwable t) {
             AgentLog.failure("discarding a refused body", t);
         }
+        if (refused != null) {
+            try {
+                refused.close(); // the client's own code: only what it throws when it fails is dropped, as the advice did
+            } catch (IOException | RuntimeException dropped) {
+                // The connection is dropped instead of reused; the retry opens another.
+            }
+        }
+        awaitRetry(call);
     }
 
     @Override

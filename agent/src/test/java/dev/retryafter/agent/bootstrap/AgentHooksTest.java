@@ -35,7 +35,7 @@ class AgentHooksTest {
         assertFalse(AgentHooks.shouldRetry(callFromBefore, 429, "0"));
         AgentHooks.awaitRetry(callFromBefore);
         AgentHooks.failed(callFromBefore);
-        AgentHooks.discardRefused(null, "abort");
+        AgentHooks.resend(callFromBefore, null, null, "abort");
         AgentHooks.connectionAcquired(new Object());
         AgentHooks.connectionReleased(new Object());
         assertNull(AgentHooks.module("apache5async.execute", new Object[7]));

@@ -11,6 +11,7 @@ import org.apache.http.client.methods.CloseableHttpResponse;
 import org.apache.http.impl.client.AbstractHttpClient;
 
 import java.io.IOException;
+import java.io.InputStream;
 
 /**
  * HttpClient 4 {@code doExecute} of {@code InternalHttpClient}, {@code MinimalHttpClient} and the
@@ -77,21 +78,14 @@ public final class ExecuteAdvice {
         if (!AgentHooks.shouldRetry(call, status, retryAfter == null ? null : retryAfter.getValue())) {
             return false;
         }
+        InputStream body = null;
         try {
             HttpEntity entity = response.getEntity();
-            if (entity != null) {
-                // EofSensorInputStream.abortConnection() shuts the connection instead of reading the rest
-                AgentHooks.discardRefused(entity.getContent(), "abortConnection");
-            }
-        } catch (IOException | RuntimeException discarded) {
-            // The connection is dropped instead of reused; the retry opens another.
+            body = entity == null ? null : entity.getContent();
+        } catch (IOException | RuntimeException unreadable) {
+            // closed all the same: the connection is dropped instead of reused, and the retry opens another
         }
-        try {
-            response.close();
-        } catch (IOException | RuntimeException discarded) {
-            // As above.
-        }
-        AgentHooks.awaitRetry(call);
+        AgentHooks.resend(call, response, body, "abortConnection"); // EofSensorInputStream shuts the connection instead of reading the rest
         return true;
     }
 }

@@ -11,6 +11,7 @@ import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.HttpHost;
 
 import java.io.IOException;
+import java.io.InputStream;
 
 /**
  * HttpClient 5 classic {@code doExecute}, where every {@code execute} overload meets. Inlined into
@@ -69,21 +70,14 @@ public final class ExecuteAdvice {
         if (!AgentHooks.shouldRetry(call, status, retryAfter == null ? null : retryAfter.getValue())) {
             return false;
         }
+        InputStream body = null;
         try {
             HttpEntity entity = response.getEntity();
-            if (entity != null) {
-                // core5's EofSensorInputStream.abort() discards the connection instead of reading the rest
-                AgentHooks.discardRefused(entity.getContent(), "abort");
-            }
-        } catch (IOException | RuntimeException discarded) {
-            // The connection is dropped instead of reused; the retry opens another.
+            body = entity == null ? null : entity.getContent();
+        } catch (IOException | RuntimeException unreadable) {
+            // closed all the same: the connection is dropped instead of reused, and the retry opens another
         }
-        try {
-            response.close();
-        } catch (IOException | RuntimeException discarded) {
-            // As above.
-        }
-        AgentHooks.awaitRetry(call);
+        AgentHooks.resend(call, response, body, "abort"); // core5's EofSensorInputStream discards the connection instead of reading the rest
         return true;
     }
 }

@@ -57,12 +57,7 @@ public final class InterceptAdvice {
         if (!AgentHooks.shouldRetry(call, status, status >= AgentHooks.LOWEST_REFUSAL ? response.header("Retry-After") : null)) {
             return false;
         }
-        try {
-            response.close();
-        } catch (RuntimeException discarded) {
-            // the connection is dropped instead of reused; the retry opens another
-        }
-        AgentHooks.awaitRetry(call);
+        AgentHooks.resend(call, response, null, null); // OkHttp's close discards the rest of the body itself
         return true;
     }
 }
