@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A scraper shipped as a fat jar whose HTTP client is relocated ({@code shaded.org.apache.http},
- * {@code shaded.okhttp3}), the agent attached, against the lying loopback portals: the relocated
+ * {@code shaded.org.apache.hc}, {@code shaded.okhttp3}), synchronous and asynchronous, the agent attached, against the lying loopback portals: the relocated
  * client is governed as the original is. Without the agent the same jar loses records, so these tests can fail.
  */
 @Execution(ExecutionMode.CONCURRENT)
@@ -49,13 +49,18 @@ class RelocatedClientsTest {
         try (ZipFile jar = new ZipFile(ShadedScraperJar.get().toFile())) {
             assertNotNull(jar.getEntry("shaded/org/apache/http/impl/client/InternalHttpClient.class"));
             assertNotNull(jar.getEntry("shaded/okhttp3/internal/http/RetryAndFollowUpInterceptor.class"));
+            assertNotNull(jar.getEntry("shaded/org/apache/http/impl/nio/client/InternalHttpAsyncClient.class"));
+            assertNotNull(jar.getEntry("shaded/org/apache/hc/client5/http/impl/async/InternalAbstractHttpAsyncClient.class"));
+            assertNull(jar.getEntry("org/apache/http/impl/nio/client/InternalHttpAsyncClient.class"));
+            assertNull(jar.getEntry("org/apache/hc/client5/http/impl/async/InternalAbstractHttpAsyncClient.class"));
             assertNull(jar.getEntry("org/apache/http/impl/client/InternalHttpClient.class"));
             assertNull(jar.getEntry("okhttp3/internal/http/RetryAndFollowUpInterceptor.class"));
         }
     }
 
     @ParameterizedTest(name = "{0} relocated, {1}")
-    @CsvSource({"apache4, ALWAYS_ZERO", "apache4, CONSTANT_OVERSTATED", "okhttp, ALWAYS_ZERO", "okhttp, CONSTANT_OVERSTATED"})
+    @CsvSource({"apache4, ALWAYS_ZERO", "apache4, CONSTANT_OVERSTATED", "okhttp, ALWAYS_ZERO", "okhttp, CONSTANT_OVERSTATED",
+        "apache5-async, ALWAYS_ZERO", "apache5-async, CONSTANT_OVERSTATED", "apache4-async, ALWAYS_ZERO", "apache4-async, CONSTANT_OVERSTATED"})
     void aRelocatedClientIsGovernedAsTheOriginalIs(String client, Behaviour behaviour) throws Exception {
         try (PortalServer portal = new PortalServer(new PortalModel(behaviour, 10, 2_000))) {
             ScraperRun run = ScraperRun.runAsGiven(fatJar(), POLICY, client, portal.baseUrl(), RECORDS);

@@ -25,17 +25,18 @@ import java.util.zip.ZipFile;
 import java.util.zip.ZipOutputStream;
 
 /**
- * The demo's legacy scraper as a fat jar whose Apache HttpClient 4 and OkHttp 4 are relocated, as
- * maven-shade's {@code relocations} leave them: {@code org.apache.http} to {@code shaded.org.apache.http},
- * {@code okhttp3} and {@code okio} under {@code shaded.}. Made once per test JVM, with ASM's
+ * The demo's legacy scraper as a fat jar whose Apache HttpClient 4 and 5, HttpAsyncClient 4.1 and 5 and OkHttp 4
+ * are relocated, as maven-shade's {@code relocations} leave them: {@code org.apache.http} to {@code shaded.org.apache.http},
+ * {@code org.apache.hc} to {@code shaded.org.apache.hc}, {@code okhttp3} and {@code okio} under {@code shaded.}. Made once per test JVM, with ASM's
  * {@link ClassRemapper}, which is what the shade plugin runs: every class file that may name those
  * packages (the scraper's, the clients') is rewritten, and their resources move with them.
- * Kotlin's standard library and commons-logging and -codec go in unchanged; Apache 5 stays out.
+ * Kotlin's standard library, slf4j and commons-logging and -codec go in unchanged.
  */
 public final class ShadedScraperJar {
 
     public static final Map<String, String> RELOCATIONS = Map.of(
             "org/apache/http/", "shaded/org/apache/http/",
+            "org/apache/hc/", "shaded/org/apache/hc/",
             "okhttp3/", "shaded/okhttp3/",
             "okio/", "shaded/okio/");
 
@@ -53,8 +54,7 @@ public final class ShadedScraperJar {
     }
 
     private static Path build(Path target) throws IOException {
-        List<String> sources = TestClasspath.entries(TestClasspath.SCRAPER.and(name -> !name.startsWith("httpclient5")
-                && !name.startsWith("httpcore5") && !name.startsWith("slf4j")));
+        List<String> sources = TestClasspath.entries(TestClasspath.SCRAPER.or(name -> name.startsWith("httpasyncclient")));
         Path temporary = Files.createTempFile(target.getParent(), "shaded-scraper-", ".jar");
         Set<String> written = new HashSet<>();
         try (ZipOutputStream out = new ZipOutputStream(new BufferedOutputStream(Files.newOutputStream(temporary)))) {
