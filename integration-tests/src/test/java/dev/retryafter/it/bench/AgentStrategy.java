@@ -23,6 +23,9 @@ final class AgentStrategy implements Strategy {
     private static final String HOST = "portal.example";
     private static final int PORT = 443;
 
+    /** Where {@link DecisionTrace} collects every decision and wait; null in the benchmarks. */
+    static volatile StringBuilder trace;
+
     private final VirtualClock clock;
     private final RetryEngine engine;
     private long longestDecidedWaitMillis;
@@ -57,6 +60,7 @@ final class AgentStrategy implements Strategy {
                 }
                 boolean retry = call.onResponse(status, retryAfter);
                 call.endAttempt();
+                traced(status + " -> " + call.lastDecision());
                 noteDecidedWait(call.lastDecision());
                 return retry ? Next.resendAfter(0) : Next.DONE;
             }
@@ -74,7 +78,15 @@ final class AgentStrategy implements Strategy {
     /** Every wait the engine takes in one go, after a refusal or for the pace, goes through here. */
     private CompletableFuture<Void> noteSleep(long millis, VirtualScheduler scheduler) {
         longestDecidedWaitMillis = Math.max(longestDecidedWaitMillis, millis);
+        traced("wait " + millis);
         return scheduler.after(millis);
+    }
+
+    private void traced(String line) {
+        StringBuilder sink = trace;
+        if (sink != null) {
+            sink.append(clock.millis()).append(' ').append(line).append('\n');
+        }
     }
 
     /** A hold is not a wait anyone sleeps: its requests fail fast. */
