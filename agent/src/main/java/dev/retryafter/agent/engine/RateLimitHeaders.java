@@ -210,14 +210,8 @@ public final class RateLimitHeaders {
      * saturating at {@link #MAX} seconds; UNKNOWN for a sign, an exponent, a unit, or nothing.
      */
     static long millis(String raw) {
-        int start = 0;
-        int end = raw.length();
-        while (start < end && isOws(raw.charAt(start))) {
-            start++;
-        }
-        while (end > start && isOws(raw.charAt(end - 1))) {
-            end--;
-        }
+        int start = RetryAfterParser.valueStart(raw);
+        int end = RetryAfterParser.valueEnd(raw, start);
         long whole = 0;
         int i = start;
         for (; i < end && RetryAfterParser.isAsciiDigit(raw.charAt(i)); i++) {
@@ -255,9 +249,5 @@ public final class RateLimitHeaders {
 
     private static boolean startsWith(String name, String prefix) {
         return name.regionMatches(true, 0, prefix, 0, prefix.length());
-    }
-
-    private static boolean isOws(char c) {
-        return c == ' ' || c == '\t';
     }
 }

@@ -20,15 +20,8 @@ public final class RetryAfterParser {
         if (raw == null) {
             return RetryAfter.ABSENT;
         }
-        // RFC 9110 fields may carry optional white space (SP, HTAB) around the value; nothing else.
-        int start = 0;
-        int end = raw.length();
-        while (start < end && isOws(raw.charAt(start))) {
-            start++;
-        }
-        while (end > start && isOws(raw.charAt(end - 1))) {
-            end--;
-        }
+        int start = valueStart(raw);
+        int end = valueEnd(raw, start);
         if (start == end) {
             return unusable(raw);
         }
@@ -59,6 +52,27 @@ public final class RetryAfterParser {
 
     private static RetryAfter unusable(String raw) {
         return new RetryAfter(raw, RetryAfter.Form.UNUSABLE, 0);
+    }
+
+    /**
+     * Where a field's value begins: RFC 9110 fields may carry optional white space (SP, HTAB) around
+     * the value; nothing else.
+     */
+    static int valueStart(String raw) {
+        int start = 0;
+        while (start < raw.length() && isOws(raw.charAt(start))) {
+            start++;
+        }
+        return start;
+    }
+
+    /** Where the value that begins at {@code start} ends, its trailing optional white space left out. */
+    static int valueEnd(String raw, int start) {
+        int end = raw.length();
+        while (end > start && isOws(raw.charAt(end - 1))) {
+            end--;
+        }
+        return end;
     }
 
     private static boolean isOws(char c) {
