@@ -10,8 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Knowledge in this JVM's memory. Each operation is one atomic update of the host's entry; a host
  * never written costs nothing, and the happy path (nothing owed, no pace) reads without writing.
+ * Open for a store that keeps this memory somewhere as well (a state file's), overriding none of it.
  */
-public final class InMemoryKnowledgeStore implements KnowledgeStore {
+public class InMemoryKnowledgeStore implements KnowledgeStore {
 
     private final ConcurrentHashMap<String, HostKnowledge> hosts = new ConcurrentHashMap<>();
     /** Successes and refusals, for the ceiling: moments of one window, so never part of the knowledge a file keeps. */

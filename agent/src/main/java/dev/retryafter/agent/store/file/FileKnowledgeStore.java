@@ -8,16 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.function.Consumer;
 
 /**
  * Knowledge kept in memory, read from a state file at start and written back to it ({@link #save()}),
- * so a restarted scraper starts from what the last one learned. Operations run on the memory alone;
- * only {@link #save()} touches the file, writing it whole and renaming it into place (through a
- * symbolic link: the link stays, its target is replaced).
+ * so a restarted scraper starts from what the last one learned. Operations are the in-memory
+ * store's, inherited unchanged; only {@link #save()} touches the file, writing it whole and renaming
+ * it into place (through a symbolic link: the link stays, its target is replaced).
  *
  * <p>At start, a file that cannot be read (torn, edited, foreign, a newer format, larger than
  * {@link KnowledgeFile#MAX_BYTES}) is set aside under a new name with one warning, and the store
@@ -27,9 +24,8 @@ import java.util.function.Consumer;
  * the moment of loading, at headroom of the rate that was refused, and probes up as usual; a streak
  * left open by the last run is dropped, since its recovery can no longer be measured.
  */
-public final class FileKnowledgeStore implements KnowledgeStore {
+public final class FileKnowledgeStore extends InMemoryKnowledgeStore {
 
-    private final InMemoryKnowledgeStore memory = new InMemoryKnowledgeStore();
     private final Path file;
     private final Clock clock;
     private final long maxAgeMillis;
@@ -91,7 +87,7 @@ public final class FileKnowledgeStore implements KnowledgeStore {
             if (isStale(known, now)) {
                 continue;
             }
-            memory.merge(host.getKey(), known.restartedAt(now));
+            merge(host.getKey(), known.restartedAt(now));
         }
     }
 
@@ -128,7 +124,7 @@ public final class FileKnowledgeStore implements KnowledgeStore {
             } catch (IOException | KnowledgeFile.Unreadable e) {
                 // nothing there, or nothing usable: what this JVM knows replaces it
             }
-            for (Map.Entry<String, HostKnowledge> ours : memory.snapshot().entrySet()) {
+            for (Map.Entry<String, HostKnowledge> ours : snapshot().entrySet()) {
                 HostKnowledge theirs = all.get(ours.getKey());
                 all.put(ours.getKey(), theirs == null ? ours.getValue() : theirs.mergedWith(ours.getValue()));
             }
@@ -153,85 +149,5 @@ public final class FileKnowledgeStore implements KnowledgeStore {
 
     private boolean isStale(HostKnowledge known, long now) {
         return known.owesNothingAt(now) && known.lastEvidence().orElse(Long.MIN_VALUE) < now - maxAgeMillis;
-    }
-
-    @Override
-    public HostKnowledge read(String host) {
-        return memory.read(host);
-    }
-
-    @Override
-    public long reserveSlot(String host, long now, long intervalMillis, long maxWaitMillis) {
-        return memory.reserveSlot(host, now, intervalMillis, maxWaitMillis);
-    }
-
-    @Override
-    public void imposeNotBefore(String host, long moment) {
-        memory.imposeNotBefore(host, moment);
-    }
-
-    @Override
-    public void holdUntil(String host, long moment, String reason) {
-        memory.holdUntil(host, moment, reason);
-    }
-
-    @Override
-    public void distrustHints(String host, String why) {
-        memory.distrustHints(host, why);
-    }
-
-    @Override
-    public OpenStreak recordRefusal(String host, long now, long sentAt, OptionalLong headerMillis, boolean whilePaced) {
-        return memory.recordRefusal(host, now, sentAt, headerMillis, whilePaced);
-    }
-
-    @Override
-    public void recordAdmitted(String host, long now) {
-        memory.recordAdmitted(host, now);
-    }
-
-    @Override
-    public int ceilingBefore(String host, long refusalAt, long windowMillis) {
-        return memory.ceilingBefore(host, refusalAt, windowMillis);
-    }
-
-    @Override
-    public OptionalLong firstAdmitted(String host, long from, long before) {
-        return memory.firstAdmitted(host, from, before);
-    }
-
-    @Override
-    public Optional<StreakEnd> recordRecovery(String host, long sentAt) {
-        return memory.recordRecovery(host, sentAt);
-    }
-
-    @Override
-    public void learn(String host, long learnedAt, Optional<PaceSchedule> pace, OptionalInt ceiling) {
-        memory.learn(host, learnedAt, pace, ceiling);
-    }
-
-    @Override
-    public void forgetCostsBefore(String host, long moment) {
-        memory.forgetCostsBefore(host, moment);
-    }
-
-    @Override
-    public void merge(String host, HostKnowledge known) {
-        memory.merge(host, known);
-    }
-
-    @Override
-    public Map<String, HostKnowledge> snapshot() {
-        return memory.snapshot();
-    }
-
-    @Override
-    public void forget(String host) {
-        memory.forget(host);
-    }
-
-    @Override
-    public boolean releaseHold(String host, long now) {
-        return memory.releaseHold(host, now);
     }
 }
