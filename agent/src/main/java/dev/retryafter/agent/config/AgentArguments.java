@@ -22,7 +22,6 @@ import java.util.Map;
 public final class AgentArguments {
 
     public static final String ENABLED_VARIABLE = "RETRY_AFTER_AGENT_ENABLED";
-    private static final String SOURCE = "agent argument";
     static final String CONFIG = "config";
 
     private AgentArguments() {
@@ -31,25 +30,14 @@ public final class AgentArguments {
     public static AgentConfig load(String argument, Map<String, String> environment) throws ConfigException {
         Path file = null;
         List<PolicyFile.Line> overrides = new ArrayList<>();
-        String text = argument == null ? "" : argument.trim();
-        if (!text.isEmpty() && text.indexOf('=') < 0) {
-            file = Paths.get(text);
-        } else if (!text.isEmpty()) {
-            for (String pair : text.split(",")) {
-                if (pair.trim().isEmpty()) {
-                    continue;
-                }
-                int equals = pair.indexOf('=');
-                if (equals <= 0) {
-                    throw new ConfigException(SOURCE, 0, pair.trim(), "is not key=value (pairs are separated by commas)");
-                }
-                String key = pair.substring(0, equals).trim();
-                String value = pair.substring(equals + 1).trim();
-                if (key.equals(CONFIG)) {
-                    file = Paths.get(value);
-                } else {
-                    overrides.add(new PolicyFile.Line(SOURCE, 0, key, value));
-                }
+        for (PolicyFile.Line pair : PolicyLines.argumentPairs(argument)) {
+            if (pair.key == null) {
+                throw new ConfigException(PolicyLines.ARGUMENT, 0, pair.value, "is not key=value (pairs are separated by commas)");
+            }
+            if (pair.key.equals(CONFIG)) {
+                file = Paths.get(pair.value);
+            } else {
+                overrides.add(pair);
             }
         }
         AgentConfig config = file == null && overrides.isEmpty() ? AgentConfig.defaults() : PolicyFile.read(file, overrides, environment);

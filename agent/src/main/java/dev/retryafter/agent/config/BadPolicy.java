@@ -25,25 +25,16 @@ public final class BadPolicy {
     /** Whether the agent argument, or the file it names, says {@code on-bad-policy = off}. Never throws. */
     public static boolean keepsAgentOff(String argument) {
         try {
-            String text = argument == null ? "" : argument.trim();
-            if (text.isEmpty()) {
-                return false;
-            }
-            String file = text.indexOf('=') < 0 ? text : null;
-            if (file == null) {
-                for (String pair : text.split(",")) {
-                    int equals = pair.indexOf('=');
-                    if (equals <= 0) {
-                        continue;
-                    }
-                    String key = pair.substring(0, equals).trim();
-                    String value = pair.substring(equals + 1).trim();
-                    if (key.equals(KEY)) {
-                        return value.equalsIgnoreCase(OFF);
-                    }
-                    if (key.equals(AgentArguments.CONFIG)) {
-                        file = value;
-                    }
+            String file = null;
+            for (PolicyFile.Line pair : PolicyLines.argumentPairs(argument)) {
+                if (pair.key == null) {
+                    continue;
+                }
+                if (pair.key.equals(KEY)) {
+                    return pair.value.equalsIgnoreCase(OFF);
+                }
+                if (pair.key.equals(AgentArguments.CONFIG)) {
+                    file = pair.value;
                 }
             }
             return file != null && saysOff(new String(SmallFile.read(new File(file), PolicyFile.MAX_BYTES), StandardCharsets.UTF_8));

@@ -38,27 +38,16 @@ public final class OffSwitch {
         if (variable != null && !variable.trim().isEmpty()) {
             return Values.bool(variable) ? null : "environment variable " + AgentArguments.ENABLED_VARIABLE;
         }
-        String text = argument == null ? "" : argument.trim();
         String file = null;
         String enabled = null;
-        if (!text.isEmpty() && text.indexOf('=') < 0) {
-            file = text;
-        } else if (!text.isEmpty()) {
-            for (String pair : text.split(",")) {
-                if (pair.trim().isEmpty()) {
-                    continue;
-                }
-                int equals = pair.indexOf('=');
-                if (equals <= 0) {
-                    return null;
-                }
-                String key = pair.substring(0, equals).trim();
-                String value = pair.substring(equals + 1).trim();
-                if (key.equals(AgentArguments.CONFIG)) {
-                    file = value;
-                } else if (key.equals(PolicyFile.ENABLED)) {
-                    enabled = value; // the last one, as the full read takes it
-                }
+        for (PolicyFile.Line pair : PolicyLines.argumentPairs(argument)) {
+            if (pair.key == null) {
+                return null;
+            }
+            if (pair.key.equals(AgentArguments.CONFIG)) {
+                file = pair.value;
+            } else if (pair.key.equals(PolicyFile.ENABLED)) {
+                enabled = pair.value; // the last one, as the full read takes it
             }
         }
         if (enabled != null) {

@@ -12,6 +12,9 @@ import java.util.Map;
  */
 final class PolicyLines {
 
+    /** Where a setting of the agent argument was written. */
+    static final String ARGUMENT = "agent argument";
+
     private PolicyLines() {
     }
 
@@ -57,6 +60,30 @@ final class PolicyLines {
             lines.add(line);
         }
         return lines;
+    }
+
+    /**
+     * The agent argument's pairs, in order: a path alone is {@code config=PATH}; pairs are separated
+     * by commas, and an empty one is passed over. A piece that is not {@code key=value} comes as a line
+     * with a null key and the piece, trimmed, as its value: the full read rejects it, the quick looks
+     * before it pass it by.
+     */
+    static List<PolicyFile.Line> argumentPairs(String argument) {
+        List<PolicyFile.Line> pairs = new ArrayList<>();
+        String text = argument == null ? "" : argument.trim();
+        if (!text.isEmpty() && text.indexOf('=') < 0) {
+            pairs.add(new PolicyFile.Line(ARGUMENT, 0, AgentArguments.CONFIG, text));
+        } else if (!text.isEmpty()) {
+            for (String pair : text.split(",")) {
+                if (pair.trim().isEmpty()) {
+                    continue;
+                }
+                int equals = pair.indexOf('=');
+                pairs.add(equals <= 0 ? new PolicyFile.Line(ARGUMENT, 0, null, pair.trim())
+                        : new PolicyFile.Line(ARGUMENT, 0, pair.substring(0, equals).trim(), pair.substring(equals + 1).trim()));
+            }
+        }
+        return pairs;
     }
 
     /** Split at \r\n, \r or \n, by hand: a regular expression here would be compiled at every start. */
