@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** The fleet store's down, back and refused lines, kept for the test to count and read. */
-final class RecordingEvents implements RedisLink.Events {
+final class RecordingEvents implements FleetLog.Events {
 
     final List<String> unavailable = new CopyOnWriteArrayList<>();
     final List<String> restored = new CopyOnWriteArrayList<>();
