@@ -19,28 +19,21 @@ import java.util.concurrent.TimeUnit;
  */
 final class FleetLog {
 
-    /** Where the lines go; the default is the agent's log. */
+    /** What a line tells of. */
+    enum Kind { UNAVAILABLE, RESTORED, REFUSED }
+
+    /** Where the lines go; the default is the agent's log, at INFO for a Redis back and WARN otherwise. */
     interface Events {
-        void unavailable(String line);
-
-        void restored(String line);
-
-        void refused(String line);
+        void line(Kind kind, String line);
 
         Events LOG = new Events() {
             @Override
-            public void unavailable(String line) {
-                AgentLog.logger().warn(line);
-            }
-
-            @Override
-            public void restored(String line) {
-                AgentLog.logger().info(line);
-            }
-
-            @Override
-            public void refused(String line) {
-                AgentLog.logger().warn(line);
+            public void line(Kind kind, String line) {
+                if (kind == Kind.RESTORED) {
+                    AgentLog.logger().info(line);
+                } else {
+                    AgentLog.logger().warn(line);
+                }
             }
         };
     }
@@ -93,7 +86,7 @@ final class FleetLog {
             interruptions++;
         }
         if (line != null) {
-            events.unavailable(line);
+            events.line(Kind.UNAVAILABLE, line);
         }
     }
 
@@ -120,7 +113,7 @@ final class FleetLog {
                     address, seconds, interruptions == 1 ? "one interruption" : interruptions + " interruptions",
                     failedCalls, failedCalls == 1 ? "" : "s");
         }
-        events.restored(line);
+        events.line(Kind.RESTORED, line);
     }
 
     /** One line for {@code error}'s kind, with what the store does about it, unless one was said lately. */
@@ -132,7 +125,7 @@ final class FleetLog {
             return;
         }
         if (said == null ? refusalSaidAtNanos.putIfAbsent(code, now) == null : refusalSaidAtNanos.replace(code, said, now)) {
-            events.refused("fleet store " + address + " refused a command: " + text(error) + "; " + consequence);
+            events.line(Kind.REFUSED, "fleet store " + address + " refused a command: " + text(error) + "; " + consequence);
         }
     }
 

@@ -351,7 +351,7 @@ public final class RedisFleet implements AutoCloseable {
         try {
             return answer.read(reply instanceof List ? (List<?>) reply : Collections.emptyList(), options.timedByCaller ? callerNow : clock.millis());
         } catch (RuntimeException e) {
-            AgentLog.failure("reading the fleet store's answer to " + script, e);
+            AgentLog.failure("reading the fleet store's answer to " + script.name, e);
             return null;
         }
     }
@@ -433,14 +433,14 @@ public final class RedisFleet implements AutoCloseable {
 
     private List<Object> pipelineReads(Jedis jedis, List<Host> due, int[] pending) {
         if (!readLoaded) {
-            jedis.scriptLoad(FleetScripts.READ.text());
+            jedis.scriptLoad(FleetScripts.READ.text);
             readLoaded = true;
         }
         Pipeline pipeline = jedis.pipelined();
         List<Response<Object>> responses = new ArrayList<>(due.size());
         for (int i = 0; i < due.size(); i++) {
             Host h = due.get(i);
-            responses.add(pipeline.evalsha(FleetScripts.READ.sha(), Arrays.asList(h.hash, h.streaks, h.admitted),
+            responses.add(pipeline.evalsha(FleetScripts.READ.sha, Arrays.asList(h.hash, h.streaks, h.admitted),
                     Arrays.asList(Integer.toString(pending[i]), Long.toString(bucketMillis(h.windowMillis)),
                             Long.toString(h.windowMillis), clockArgument(clock.millis()))));
         }

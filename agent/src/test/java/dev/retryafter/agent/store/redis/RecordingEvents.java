@@ -11,18 +11,8 @@ final class RecordingEvents implements FleetLog.Events {
     final List<String> refused = new CopyOnWriteArrayList<>();
 
     @Override
-    public void unavailable(String line) {
-        unavailable.add(line);
-    }
-
-    @Override
-    public void restored(String line) {
-        restored.add(line);
-    }
-
-    @Override
-    public void refused(String line) {
-        refused.add(line);
+    public void line(FleetLog.Kind kind, String line) {
+        (kind == FleetLog.Kind.UNAVAILABLE ? unavailable : kind == FleetLog.Kind.RESTORED ? restored : refused).add(line);
     }
 
     List<String> all() {
