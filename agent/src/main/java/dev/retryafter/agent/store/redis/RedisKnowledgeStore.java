@@ -306,9 +306,13 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         mirrored.put(host, seen);
     }
 
+    /** Whether a success may end a streak: this JVM's, or the fleet's as last seen, is open. */
     private boolean mayEndStreak(String host, HostKnowledge mine) {
-        HostKnowledge seen = readThrough || mine.openStreak().isPresent() ? null : fleet.seen(host);
-        return readThrough || mine.openStreak().isPresent() || seen != null && seen.openStreak().isPresent();
+        if (readThrough || mine.openStreak().isPresent()) {
+            return true;
+        }
+        HostKnowledge seen = fleet.seen(host);
+        return seen != null && seen.openStreak().isPresent();
     }
 
     /** The fleet's answer to this JVM's refusal at {@code moment}, if that is the latest it saw of {@code host}. */
