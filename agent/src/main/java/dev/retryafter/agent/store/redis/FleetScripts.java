@@ -3,6 +3,7 @@ package dev.retryafter.agent.store.redis;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -12,18 +13,16 @@ import java.util.List;
  * The fleet store's operations, each one Lua script that Redis runs atomically. Every moment is
  * Redis's own ({@code TIME}, in milliseconds): a script takes durations from its caller and answers
  * with durations, so JVMs whose clocks disagree still share one schedule. Every script's last
- * argument names the clock: empty for Redis's own; a moment only for tests in virtual time. Moments are stored as
+ * argument names the clock: empty for Redis's own; a moment for tests in virtual time. Moments are stored as
  * whole numbers of milliseconds written with {@code %d}: Lua's default number format would round
  * a 13-digit epoch to 14 significant digits at best.
  */
 final class FleetScripts {
 
-    /** The host's hash: {@code next} (the shared schedule), {@code nb}, {@code hold}, what was learned. */
+    /** Written into every host's hash as {@code v}, for a later version to know what it reads. */
     static final String FORMAT_VERSION = "1";
 
     private static final String PRELUDE = ""
-            // The last argument names the clock: empty for Redis's own, the usual case; a moment for a
-            // caller that keeps virtual time (the store contract's tests).
             + "local now\n"
             + "if ARGV[#ARGV] ~= '' then now = tonumber(ARGV[#ARGV]) else\n"
             + "  local t = redis.call('TIME')\n"
@@ -197,9 +196,9 @@ final class FleetScripts {
             + "flush(KEYS[1], KEYS[3], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))\n"
             + "return {d(now), redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1)}\n");
 
-    private final String name;
-    private final String text;
-    private final String sha;
+    final String name;
+    final String text;
+    final String sha;
 
     private FleetScripts(String name, String text) {
         this.name = name;
@@ -216,27 +215,9 @@ final class FleetScripts {
         }
     }
 
-    String sha() {
-        return sha;
-    }
-
-    String text() {
-        return text;
-    }
-
-    @Override
-    public String toString() {
-        return name;
-    }
-
     private static String sha1(String text) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
-            StringBuilder hex = new StringBuilder();
-            for (byte b : digest) {
-                hex.append(String.format("%02x", b & 0xff));
-            }
-            return hex.toString();
+            return String.format("%040x", new BigInteger(1, MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8))));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-1 is in every JDK", e);
         }

@@ -7,8 +7,14 @@ import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.InMemoryKnowledgeStore;
 import dev.retryafter.agent.engine.KnowledgeStore;
 
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
 /** The knowledge store the settings ask for, made for the agent at start-up. */
 public final class FleetStores {
+
+    /** Past this many hosts the rules' answers are dropped and worked out afresh: a crawler gone wide keeps no unbounded map. */
+    static final int MAX_HOSTS = 20_000;
 
     private FleetStores() {
     }
@@ -23,21 +29,70 @@ public final class FleetStores {
         return create(config, clock, local, config::policies);
     }
 
-    /**
-     * As above, with each host's window read from {@code current}, the policies in force now (a
-     * reload changes them); which hosts are shared is read from the policies at start, as sharing
-     * takes a restart.
-     */
-    public static RedisKnowledgeStore create(AgentConfig config, Clock clock, KnowledgeStore local,
-                                             java.util.function.Supplier<Policies> current) {
+    /** As above, with each host's window read from {@code current}, the policies in force now (a reload changes them). */
+    public static RedisKnowledgeStore create(AgentConfig config, Clock clock, KnowledgeStore local, Supplier<Policies> current) {
         StoreSettings settings = config.store();
         if (!settings.isShared()) {
             return null;
         }
-        Policies policies = config.policies();
         RedisFleet fleet = RedisFleet.connect(settings.redis(), settings.fleet(), clock,
                 settings.options().ttlMillis(config.stateFile().maxAgeMillis()));
         return new RedisKnowledgeStore(fleet, local != null ? local : new InMemoryKnowledgeStore(), clock,
-                new PolicyHostRules(policies, current));
+                new PolicyHostRules(config.policies(), current));
+    }
+
+    /**
+     * Which hosts the fleet shares, as the policies at start say (sharing takes a restart), and each
+     * one's window, as those in force say. Asked two or three times a request: each host's answer is
+     * kept, and worked out again once a reload has brought other policies.
+     */
+    private static final class PolicyHostRules implements RedisKnowledgeStore.HostRules {
+        private final Policies atStart;
+        private final Supplier<Policies> current;
+        private final ConcurrentHashMap<String, Rule> byHost = new ConcurrentHashMap<>();
+
+        PolicyHostRules(Policies atStart, Supplier<Policies> current) {
+            this.atStart = atStart;
+            this.current = current;
+        }
+
+        @Override
+        public boolean isShared(String host) {
+            return rule(host).shared;
+        }
+
+        @Override
+        public long windowMillis(String host) {
+            return rule(host).windowMillis;
+        }
+
+        private Rule rule(String host) {
+            Policies now = current.get();
+            Rule rule = byHost.get(host);
+            if (rule == null || rule.readFrom != now) {
+                if (byHost.size() >= MAX_HOSTS) {
+                    byHost.clear();
+                }
+                int colon = host.lastIndexOf(':');
+                String name = host.substring(0, colon);
+                int port = Integer.parseInt(host.substring(colon + 1));
+                rule = new Rule(now, atStart.isShared(name, port), now.policyFor(name, port).windowMillis());
+                byHost.put(host, rule);
+            }
+            return rule;
+        }
+    }
+
+    /** One host's answers, and the policies they were read from. */
+    private static final class Rule {
+        final Policies readFrom;
+        final boolean shared;
+        final long windowMillis;
+
+        Rule(Policies readFrom, boolean shared, long windowMillis) {
+            this.readFrom = readFrom;
+            this.shared = shared;
+            this.windowMillis = windowMillis;
+        }
     }
 }

@@ -8,6 +8,7 @@ import dev.retryafter.agent.engine.PaceSchedule;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -16,21 +17,18 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
- * The engine's {@link HostKnowledge} as the fleet's scripts take and keep it. Redis keeps moments on
- * its own clock, so a moment travels as an offset from a now: this JVM's when it is written, Redis's
- * when it is read (then added to this JVM's now as the answer came, so a moment is never earlier
- * than Redis meant; it may be later by the trip back). What Redis keeps that this version cannot read
- * (another writer's garbage) reads as absent, never as a failure.
+ * The engine's {@link HostKnowledge} as the fleet's scripts take and answer it. Redis keeps moments on
+ * its own clock, so a moment travels as an offset from a now: this JVM's when written, Redis's when
+ * read (then added to this JVM's now as the answer came, so a moment is never earlier than Redis
+ * meant; it may be later by the trip back). What this version cannot read (another writer's garbage)
+ * reads as absent, never as a failure.
  */
 final class KnowledgeEncoding {
 
     private KnowledgeEncoding() {
     }
 
-    /**
-     * {@code known} as the MERGE script's arguments after its ttl and capacity (see
-     * {@link FleetScripts#MERGE}), at {@code now}: a not-before, slot or hold already past is left out.
-     */
+    /** {@code known} as MERGE's arguments after its ttl and capacity, at {@code now}: a not-before or slot already past is left out. */
     static List<String> mergeArguments(HostKnowledge known, long now) {
         List<String> args = new ArrayList<>();
         args.add(ahead(known.notBefore(), now));
@@ -61,8 +59,15 @@ final class KnowledgeEncoding {
         return args;
     }
 
-    /** What Redis keeps of a host (its hash's fields, its streaks as stored), read at {@code serverNow}, on this JVM's clock. */
-    static HostKnowledge decode(Map<String, String> fields, List<String> stored, long serverNow, long localNow) {
+    /** READ's answer {now, the hash's fields and values, the streaks as stored}, on this JVM's clock at {@code localNow}. */
+    static HostKnowledge decode(Object reply, long localNow) {
+        List<?> parts = (List<?>) reply;
+        List<?> flat = (List<?>) parts.get(1);
+        Map<String, String> fields = new HashMap<>();
+        for (int i = 0; i + 1 < flat.size(); i += 2) {
+            fields.put(text(flat.get(i)), text(flat.get(i + 1)));
+        }
+        long serverNow = Long.parseLong(text(parts.get(0)));
         OptionalLong learnedAt = moment(fields.get("learned-at"), serverNow, localNow);
         Optional<PaceSchedule> pace = Optional.empty();
         double rate = rate(fields.get("rate"));
@@ -85,8 +90,8 @@ final class KnowledgeEncoding {
                     "1".equals(fields.get("streak-paced"))));
         }
         List<FinishedStreak> finished = new ArrayList<>();
-        for (String record : stored) {
-            FinishedStreak streak = finished(record, serverNow, localNow);
+        for (Object record : (List<?>) parts.get(2)) {
+            FinishedStreak streak = finished(text(record), serverNow, localNow);
             if (streak != null) {
                 finished.add(streak);
             }
@@ -110,26 +115,27 @@ final class KnowledgeEncoding {
         OptionalLong last = number(parts[2].substring(5));
         OptionalLong by = number(parts[3].substring(3));
         if (!at.isPresent() || !last.isPresent() || !by.isPresent() || last.getAsLong() < 0 || by.getAsLong() < 0) {
-            return null; // a record this version cannot read is left out, not a failure
+            return null;
         }
         return FinishedStreak.of(at.getAsLong(), number(parts[1].substring(2)), last.getAsLong(), by.getAsLong(),
                 "paced=1".equals(parts[4]));
     }
 
-    /** Knowledge of a streak alone: the open one, or finished ones (newest first). */
-    static HostKnowledge streaks(Optional<OpenStreak> open, List<FinishedStreak> finished) {
-        return HostKnowledge.of(OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(), Optional.<String>empty(),
+    /** Knowledge of moments and streaks alone, as a script's answer tells them. */
+    static HostKnowledge partial(OptionalLong notBefore, OptionalLong nextSlot, OptionalLong holdUntil, String holdReason,
+                                 Optional<OpenStreak> open, List<FinishedStreak> finished) {
+        return HostKnowledge.of(notBefore, nextSlot, holdUntil, holdUntil.isPresent() ? Optional.of(holdReason) : Optional.<String>empty(),
                 Optional.<PaceSchedule>empty(), OptionalLong.empty(), OptionalInt.empty(), open, finished, OptionalLong.empty());
     }
 
-    /** Knowledge of moments alone, each as an offset from {@code base}; one not ahead of it is left out. */
-    static HostKnowledge moments(long base, long notBefore, long nextSlot, long holdUntil, String holdReason) {
-        OptionalLong hold = holdUntil > 0 ? OptionalLong.of(base + holdUntil) : OptionalLong.empty();
-        return HostKnowledge.of(notBefore > 0 ? OptionalLong.of(base + notBefore) : OptionalLong.empty(),
-                nextSlot > 0 ? OptionalLong.of(base + nextSlot) : OptionalLong.empty(), hold,
-                hold.isPresent() ? Optional.of(holdReason) : Optional.<String>empty(), Optional.<PaceSchedule>empty(),
-                OptionalLong.empty(), OptionalInt.empty(), Optional.<OpenStreak>empty(), Collections.<FinishedStreak>emptyList(),
-                OptionalLong.empty());
+    /** Knowledge of a streak alone: the open one, or finished ones (newest first). */
+    static HostKnowledge streaks(Optional<OpenStreak> open, List<FinishedStreak> finished) {
+        return partial(OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(), "", open, finished);
+    }
+
+    /** A duration a script answered, from {@code base}: a moment, if it is ahead. */
+    static OptionalLong after(long base, long millis) {
+        return millis > 0 ? OptionalLong.of(base + millis) : OptionalLong.empty();
     }
 
     /** {@code known} without its open streak: the fleet's ended. */

@@ -33,18 +33,13 @@ public final class RedisAddress {
      */
     public static RedisAddress parse(String text) {
         String s = text.trim();
-        boolean tls;
         String lower = s.toLowerCase(Locale.ROOT);
-        if (lower.startsWith("redis://")) {
-            tls = false;
-            s = s.substring("redis://".length());
-        } else if (lower.startsWith("rediss://")) {
-            tls = true;
-            s = s.substring("rediss://".length());
-        } else {
+        boolean tls = lower.startsWith("rediss://");
+        if (!tls && !lower.startsWith("redis://")) {
             throw new IllegalArgumentException("is not a Redis address; write redis://host:port, rediss://host:port "
                     + "or redis://user@host:port/db");
         }
+        s = s.substring(tls ? "rediss://".length() : "redis://".length());
         String user = null;
         String password = null;
         int at = s.lastIndexOf('@');
@@ -54,19 +49,11 @@ public final class RedisAddress {
             int colon = userInfo.indexOf(':');
             user = decode(colon < 0 ? userInfo : userInfo.substring(0, colon));
             password = colon < 0 ? null : decode(userInfo.substring(colon + 1));
-            if (user.isEmpty()) {
-                user = null; // redis://:password@host is the password alone, as redis-cli reads it
-            }
+            user = user.isEmpty() ? null : user; // redis://:password@host is the password alone, as redis-cli reads it
         }
-        int database = 0;
         int slash = s.indexOf('/');
-        if (slash >= 0) {
-            String db = s.substring(slash + 1);
-            s = s.substring(0, slash);
-            if (!db.isEmpty()) {
-                database = number(db, "database");
-            }
-        }
+        String database = slash < 0 ? "" : s.substring(slash + 1);
+        s = slash < 0 ? s : s.substring(0, slash);
         int colon = s.lastIndexOf(':');
         if (colon <= 0 || colon == s.length() - 1) {
             throw new IllegalArgumentException("names no host and port; write redis://host:port");
@@ -79,7 +66,7 @@ public final class RedisAddress {
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("has port " + port + ", outside 1-65535");
         }
-        return new RedisAddress(tls, user, password, host, port, database);
+        return new RedisAddress(tls, user, password, host, port, database.isEmpty() ? 0 : number(database, "database"));
     }
 
     /** The same address with the password from somewhere else (an environment variable, a file). */

@@ -15,9 +15,7 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -32,45 +30,30 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
+import static dev.retryafter.agent.store.redis.KnowledgeEncoding.after;
 import static dev.retryafter.agent.store.redis.KnowledgeEncoding.integer;
 import static dev.retryafter.agent.store.redis.KnowledgeEncoding.number;
 import static dev.retryafter.agent.store.redis.KnowledgeEncoding.text;
 
 /**
- * A fleet's knowledge in one Redis, in the engine's terms: each operation is one script of
- * {@link FleetScripts}, atomic and timed by Redis's clock, whose arguments and answers are the
- * engine's {@link HostKnowledge} and streaks on this JVM's clock ({@link KnowledgeEncoding}). Keys,
- * all under the fleet's hash tag so that a cluster keeps a fleet in one slot:
- * <pre>
- *   retry-after:{FLEET}:host:HOST:PORT            hash: next, nb, hold, hold-reason, holds, refused-at,
- *                                                 refusals, admitted, admitted-at-refusal, ceiling, rate,
- *                                                 cycle, epoch, learned-at, costs-since, hints-distrusted,
- *                                                 streak-start, -header, -sent, -refusals, -paced, v
- *   retry-after:{FLEET}:host:HOST:PORT:streaks    list: finished streaks, newest first, bounded
- *   retry-after:{FLEET}:host:HOST:PORT:admitted   hash: successes per bucket of server time
- * </pre>
- * Every write renews its key's expiry, so a host nobody asks about any more leaves Redis by itself.
+ * A fleet's knowledge in one Redis: each operation is one script of {@link FleetScripts}, atomic and
+ * timed by Redis's clock, taking and answering the engine's {@link HostKnowledge} and streaks on this
+ * JVM's clock ({@link KnowledgeEncoding}). Keys, under the fleet's hash tag so a cluster keeps a fleet
+ * in one slot: {@code retry-after:{FLEET}:host:HOST:PORT} (a hash of the host's knowledge; the fields
+ * are the scripts'), {@code ...:streaks} (finished streaks, newest first, bounded) and {@code ...:admitted}
+ * (successes per bucket of server time). Every write renews its key's expiry.
  *
  * <p>Nothing here throws or waits long: every script goes through {@link #call}, which answers within
  * about the timeout or with null ("unavailable"), and the caller carries on with its own knowledge.
- * A host whose moments are all past costs no round trip: {@link #seen} answers from what a background
- * thread reads every {@code refreshMillis}, a trip that also carries the successes counted meanwhile.
+ * {@link #seen} answers without a round trip from what a background thread reads every
+ * {@code refreshMillis}, a trip that also carries the successes counted meanwhile.
  */
 public final class RedisFleet implements AutoCloseable {
 
     /** Fleet names go inside a hash tag and a key: no braces, no spaces. */
     private static final Pattern FLEET_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-
-    /** How long a host stays in Redis after its last write; the state file's default age limit. */
-    public static final long DEFAULT_TTL_MILLIS = TimeUnit.DAYS.toMillis(7);
-    public static final long DEFAULT_REFRESH_MILLIS = 200;
     /** A host not asked about for this long is no longer refreshed. */
     static final long INTEREST_MILLIS = 60_000;
-    /**
-     * A host whose command Redis refused for its data (out of memory, say) stays in this JVM this
-     * long before Redis is asked again: a refusal that lasts costs a round trip every 30 s, not every request.
-     */
-    static final long DEFAULT_KEPT_LOCAL_MILLIS = 30_000;
     static final long EARLY_FLUSH_MILLIS = 25;
     /** How finely a host's last use is kept: it only decides, to the minute, which hosts are refreshed. */
     private static final long ASKED_GRAIN_MILLIS = 1000;
@@ -85,27 +68,22 @@ public final class RedisFleet implements AutoCloseable {
     /** A trip asked of the refresher and not yet made: successes counted meanwhile go with it. */
     private final AtomicBoolean flushQueued = new AtomicBoolean();
     private volatile long lastEarlyFlushNanos = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
-    /**
-     * Held while a refresh or a refusal takes this JVM's counted successes and carries them to Redis:
-     * a refusal's ceiling must not be read while a refresh that took the count is still on its way.
-     */
+    /** Held while a trip carries this JVM's counted successes: a refusal's ceiling waits for a refresh that took the count. */
     private final Object countingTrips = new Object();
     private volatile boolean readLoaded;
 
     /** The options a fleet store is made with; the defaults suit a loopback or same-zone Redis. */
     public static final class Options {
         int timeoutMillis = RedisLink.DEFAULT_TIMEOUT_MILLIS;
-        long ttlMillis = DEFAULT_TTL_MILLIS;
-        long refreshMillis = DEFAULT_REFRESH_MILLIS;
+        long ttlMillis = TimeUnit.DAYS.toMillis(7); // the state file's default age limit
+        long refreshMillis = 200;
         boolean countsAtOnce = true;
         boolean timedByCaller;
         long steadyMillis = RedisLink.DEFAULT_STEADY_MILLIS;
-        long keptLocalMillis = DEFAULT_KEPT_LOCAL_MILLIS;
+        /** After Redis refused a host's command (out of memory, say): a refusal that lasts costs a trip every 30 s, not every request. */
+        long keptLocalMillis = 30_000;
 
-        /**
-         * For tests in virtual time only: the scripts take "now" from the store's clock (or the moment
-         * an operation names) instead of Redis's {@code TIME}. Everything else is as in production.
-         */
+        /** For tests in virtual time only: the scripts take "now" from the caller instead of Redis's {@code TIME}. */
         public Options timedByCaller() {
             this.timedByCaller = true;
             return this;
@@ -124,19 +102,18 @@ public final class RedisFleet implements AutoCloseable {
             return this;
         }
 
-        /** Off: a success's count waits for the next refresh or operation; for a test of the request path alone. */
+        /** A success's count waits for the next refresh or operation; for a test of the request path alone. */
         public Options countsOnlyWithTheRefresh() {
             this.countsAtOnce = false;
             return this;
         }
 
-        /** For tests: how long a host stays in this JVM after Redis refused one of its commands (out of memory...). */
         Options keptLocalMillis(long millis) {
             this.keptLocalMillis = Math.max(1, millis);
             return this;
         }
 
-        /** For tests: how long Redis must answer steadily before an outage is over and said to be. */
+        /** How long Redis must answer steadily before an outage is over and said to be. */
         Options steadyMillis(long millis) {
             this.steadyMillis = Math.max(1, millis);
             return this;
@@ -165,15 +142,15 @@ public final class RedisFleet implements AutoCloseable {
 
     /** How one script's answer reads; {@code base} is this JVM's now as the answer came. */
     private interface Answer<T> {
-        T read(Object reply, long base);
+        T read(List<?> reply, long base);
     }
 
     /** Starts no connection yet: the first operation connects, and a Redis not there yet only opens the circuit. */
     public static RedisFleet connect(RedisAddress address, String fleet, Clock clock, Options options) {
-        return new RedisFleet(address, fleet, clock, options, RedisLink.Events.LOG);
+        return new RedisFleet(address, fleet, clock, options, FleetLog.Events.LOG);
     }
 
-    RedisFleet(RedisAddress address, String fleet, Clock clock, Options options, RedisLink.Events events) {
+    RedisFleet(RedisAddress address, String fleet, Clock clock, Options options, FleetLog.Events events) {
         this.fleet = checkedFleet(fleet);
         this.clock = Objects.requireNonNull(clock);
         this.options = options;
@@ -199,23 +176,19 @@ public final class RedisFleet implements AutoCloseable {
     }
 
     /**
-     * Runs on the store's own thread when Redis answers again after being unavailable, so that the
-     * caller can merge back what it learned meanwhile. Its calls reach Redis; every other caller's find
-     * the store unavailable until it is done, and if one of its calls fails, it runs again at the next reconnection.
+     * Runs on the store's own thread when Redis answers again, before any other caller reaches it, so
+     * that what was learned meanwhile is merged back; if one of its calls fails, it runs again at the next reconnection.
      */
     public void onRestored(Runnable merge) {
         link.onRestored(merge);
     }
 
-    /**
-     * Runs, on the caller's thread, with a host whose commands Redis refused (out of memory, say) when
-     * it is asked of Redis again, before that: what this JVM learned of it meanwhile can go first.
-     */
+    /** Runs, on the caller's thread, with a host whose commands Redis refused, before it is asked of Redis again. */
     public void onHostRestored(Consumer<String> merge) {
         hostRestored.add(merge);
     }
 
-    /** The key of the host's hash, as the scripts use it: {@code retry-after:{fleet}:host:HOST:PORT}. */
+    /** The key of the host's hash: {@code retry-after:{fleet}:host:HOST:PORT}. */
     public String hashKey(String host) {
         return host(host).hash;
     }
@@ -224,36 +197,30 @@ public final class RedisFleet implements AutoCloseable {
      * Books the next slot on the fleet's one schedule for {@code host}, one {@code intervalMillis}
      * after the previous booking by any JVM, no sooner than the fleet's not-before, and no further
      * off than {@code maxWaitMillis}. Returns how long to wait for it; empty when Redis is unavailable.
-     * Also carries this JVM's successes counted since the last trip, for the fleet's ceiling.
      */
     public OptionalLong reserve(String host, long now, long intervalMillis, long maxWaitMillis, long windowMillis) {
-        Host h = host(host);
-        h.asked(clock.millis(), windowMillis);
+        Host h = host(host).asked(clock.millis(), windowMillis);
         int pending = h.pendingAdmitted.getAndSet(0);
-        Long wait = call(h, FleetScripts.RESERVE, now, pending, (reply, base) -> {
-            List<?> v = (List<?>) reply;
+        Long wait = call(h, FleetScripts.RESERVE, now, pending, (v, base) -> {
             long booked = Math.max(0, integer(v.get(0)));
-            h.saw(KnowledgeEncoding.moments(base, integer(v.get(1)), booked + intervalMillis, integer(v.get(2)), text(v.get(3))), true);
+            h.saw(KnowledgeEncoding.partial(after(base, integer(v.get(1))), after(base, booked + intervalMillis),
+                    after(base, integer(v.get(2))), text(v.get(3)), Optional.<OpenStreak>empty(), Collections.<FinishedStreak>emptyList()), true);
             return booked;
-        }, Arrays.asList(h.hash, h.admitted), Long.toString(options.ttlMillis), Long.toString(Math.max(0, intervalMillis)),
-                Long.toString(Math.max(0, maxWaitMillis)), Integer.toString(pending), Long.toString(bucketMillis(windowMillis)),
-                Long.toString(windowMillis));
+        }, Arrays.asList(h.hash, h.admitted), options.ttlMillis, Math.max(0, intervalMillis), Math.max(0, maxWaitMillis), pending,
+                bucketMillis(windowMillis), windowMillis);
         return wait == null ? OptionalLong.empty() : OptionalLong.of(wait);
     }
 
     /** {@code known} merged into the fleet's, as {@link HostKnowledge#mergedWith} merges. False when unavailable. */
     public boolean merge(String host, HostKnowledge known) {
         if (known.equals(HostKnowledge.NONE)) {
-            return true; // nothing to merge
+            return true;
         }
         Host h = host(host);
         long now = clock.millis();
-        List<String> args = new ArrayList<>();
-        args.add(Long.toString(options.ttlMillis));
-        args.add(Integer.toString(HostKnowledge.MAX_STREAKS));
+        List<Object> args = new ArrayList<>(Arrays.<Object>asList(options.ttlMillis, HostKnowledge.MAX_STREAKS));
         args.addAll(KnowledgeEncoding.mergeArguments(known, now));
-        return call(h, FleetScripts.MERGE, now, 0, (reply, base) -> Boolean.TRUE, Arrays.asList(h.hash, h.streaks),
-                args.toArray(new String[0])) != null;
+        return call(h, FleetScripts.MERGE, now, 0, (v, base) -> Boolean.TRUE, Arrays.asList(h.hash, h.streaks), args.toArray()) != null;
     }
 
     /**
@@ -262,18 +229,15 @@ public final class RedisFleet implements AutoCloseable {
      * began or since the fleet's previous refusal, whichever is later. Null when unavailable.
      */
     FleetRefusal refusal(String host, long now, long windowMillis, long sentAt, OptionalLong headerMillis, boolean whilePaced) {
-        Host h = host(host);
-        h.asked(clock.millis(), windowMillis);
+        Host h = host(host).asked(clock.millis(), windowMillis);
         synchronized (countingTrips) { // after any refresh that took this JVM's count: the ceiling must include it
             int pending = h.pendingAdmitted.getAndSet(0);
-            return call(h, FleetScripts.REFUSAL, now, pending, (reply, base) -> {
-                List<?> v = (List<?>) reply;
+            return call(h, FleetScripts.REFUSAL, now, pending, (v, base) -> {
                 OpenStreak streak = OpenStreak.of(now - Math.max(0, integer(v.get(3))), number(text(v.get(4))),
                         now - Math.max(0, integer(v.get(5))), (int) Math.max(1, integer(v.get(6))), "1".equals(text(v.get(7))));
                 h.saw(KnowledgeEncoding.streaks(Optional.of(streak), Collections.<FinishedStreak>emptyList()), false);
                 return new FleetRefusal(now, streak, (int) integer(v.get(0)), integer(v.get(2)) == 1);
-            }, Arrays.asList(h.hash, h.admitted), Long.toString(options.ttlMillis), Integer.toString(pending),
-                    Long.toString(bucketMillis(windowMillis)), Long.toString(windowMillis), Long.toString(now - sentAt),
+            }, Arrays.asList(h.hash, h.admitted), options.ttlMillis, pending, bucketMillis(windowMillis), windowMillis, now - sentAt,
                     KnowledgeEncoding.header(headerMillis), whilePaced ? "1" : "0");
         }
     }
@@ -285,8 +249,7 @@ public final class RedisFleet implements AutoCloseable {
      */
     Optional<FinishedStreak> recovery(String host, long now, long sentAt) {
         Host h = host(host);
-        return call(h, FleetScripts.RECOVERY, now, 0, (reply, base) -> {
-            List<?> v = (List<?>) reply;
+        return call(h, FleetScripts.RECOVERY, now, 0, (v, base) -> {
             if (integer(v.get(0)) == 0) {
                 return Optional.<FinishedStreak>empty(); // sent before the streak began, or another JVM closed it
             }
@@ -296,36 +259,14 @@ public final class RedisFleet implements AutoCloseable {
             }
             return Optional.of(FinishedStreak.of(now - Math.max(0, integer(v.get(1))), number(text(v.get(2))),
                     Math.max(0, integer(v.get(3))), Math.max(0, integer(v.get(4))), "1".equals(text(v.get(5)))));
-        }, Arrays.asList(h.hash, h.streaks), Long.toString(options.ttlMillis), Integer.toString(HostKnowledge.MAX_STREAKS),
-                Long.toString(now - sentAt));
+        }, Arrays.asList(h.hash, h.streaks), options.ttlMillis, HostKnowledge.MAX_STREAKS, now - sentAt);
     }
 
     /** Everything the fleet knows of {@code host}, on this JVM's clock; null when unavailable. */
     public HostKnowledge read(String host) {
         Host h = host(host);
-        long now = clock.millis();
-        return call(h, FleetScripts.READ, now, 0, KnowledgeOfHost.INSTANCE, Arrays.asList(h.hash, h.streaks, h.admitted), "0",
-                Long.toString(bucketMillis(h.windowMillis)), Long.toString(h.windowMillis));
-    }
-
-    /** The READ script's answer as the engine's knowledge. */
-    private static final class KnowledgeOfHost implements Answer<HostKnowledge> {
-        static final KnowledgeOfHost INSTANCE = new KnowledgeOfHost();
-
-        @Override
-        public HostKnowledge read(Object reply, long base) {
-            List<?> parts = (List<?>) reply;
-            List<?> flat = (List<?>) parts.get(1);
-            Map<String, String> fields = new HashMap<>();
-            for (int i = 0; i + 1 < flat.size(); i += 2) {
-                fields.put(text(flat.get(i)), text(flat.get(i + 1)));
-            }
-            List<String> streaks = new ArrayList<>();
-            for (Object stored : (List<?>) parts.get(2)) {
-                streaks.add(text(stored));
-            }
-            return KnowledgeEncoding.decode(fields, streaks, Long.parseLong(text(parts.get(0))), base);
-        }
+        return call(h, FleetScripts.READ, clock.millis(), 0, (v, base) -> KnowledgeEncoding.decode(v, base),
+                Arrays.asList(h.hash, h.streaks, h.admitted), 0, bucketMillis(h.windowMillis), h.windowMillis);
     }
 
     /**
@@ -333,21 +274,18 @@ public final class RedisFleet implements AutoCloseable {
      * it since, without a round trip; asking keeps it refreshed. Null before it was first refreshed.
      */
     public HostKnowledge seen(String host) {
-        Host h = host(host);
-        h.asked(clock.millis(), 0);
-        return h.seen;
+        return host(host).asked(clock.millis(), 0).seen;
     }
 
     /**
-     * A success from {@code host}: counted here, carried to Redis with the next trip. Costs no round
-     * trip on the request path. On a host of a short window, the first success since the last trip
-     * also asks the refresher for one soon: an unpaced host makes no trip of its own, and a fleet's
-     * first burst is over within a refresh interval, so another JVM's refusal would otherwise read a
-     * ceiling short of this JVM's successes (16 of a portal's 20 in 2 s, three JVMs on loopback).
+     * A success from {@code host}: counted here, carried to Redis with the next trip. On a host of a
+     * short window, the first success since the last trip also asks the refresher for one soon: an
+     * unpaced host makes no trip of its own, and a fleet's first burst is over within a refresh
+     * interval, so another JVM's refusal would otherwise read a ceiling short of this JVM's successes
+     * (16 of a portal's 20 in 2 s, three JVMs on loopback).
      */
     public void admitted(String host, long windowMillis) {
-        Host h = host(host);
-        h.asked(clock.millis(), windowMillis);
+        Host h = host(host).asked(clock.millis(), windowMillis);
         if (h.pendingAdmitted.getAndIncrement() != 0 || !options.countsAtOnce) {
             return;
         }
@@ -355,38 +293,36 @@ public final class RedisFleet implements AutoCloseable {
         if (soonest < options.refreshMillis && flushQueued.compareAndSet(false, true)) {
             try {
                 // At most one such trip every soonest ms: a busy happy host costs Redis a few dozen a second, not one per success.
-                long sinceLast = System.nanoTime() - lastEarlyFlushNanos;
-                long delay = Math.max(0, soonest - TimeUnit.NANOSECONDS.toMillis(sinceLast));
+                long delay = Math.max(0, soonest - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastEarlyFlushNanos));
                 refresher.schedule(() -> {
                     lastEarlyFlushNanos = System.nanoTime();
                     flushQueued.set(false);
                     refreshSafely();
                 }, delay, TimeUnit.MILLISECONDS);
             } catch (RuntimeException closed) {
-                flushQueued.set(false); // closed: the count waits for nothing
+                flushQueued.set(false);
             }
         }
     }
 
     /**
-     * How soon a host's successes counted here must reach Redis, so that another JVM's refusal reads
-     * the fleet's ceiling to within about 1% of the window. On a window of a minute (the default) the
-     * refresh is soon enough, and a busy host asks for no trip of its own: with those trips, 40 a
-     * second, the store's thread took 2% of a busy client's processor time on loopback.
+     * How soon successes counted here must reach Redis for another JVM's refusal to read the fleet's
+     * ceiling to within about 1% of the window. On the default window of a minute the refresh is soon
+     * enough: with trips of their own, 40 a second, the store's thread took 2% of a busy client's
+     * processor time on loopback.
      */
     static long earlyFlushMillis(long windowMillis) {
         return Math.max(EARLY_FLUSH_MILLIS, windowMillis / 80);
     }
 
     /**
-     * The one guarded call: {@code script} for host {@code h}, its answer read by {@code answer}; null
-     * when Redis is unavailable, refused the command, or answered what this version cannot read. A
-     * host Redis refused lately is not asked at all. {@code pending} successes were taken from the
-     * host's count for this trip: if it fails, they go back, so none is lost to a Redis that was down.
-     * {@code callerNow} is the script's now only when the store is timed by its caller ({@link Options#timedByCaller}).
+     * {@code script} for {@code h} through the link's guarded call, its answer read by {@code answer};
+     * null when unavailable, refused, or unreadable. A host Redis refused lately is not asked at all.
+     * The {@code pending} successes taken for this trip go back if it fails. {@code callerNow} is the
+     * scripts' now only when the store is timed by its caller.
      */
     private <T> T call(Host h, FleetScripts script, long callerNow, int pending, Answer<T> answer, List<String> keys,
-                       String... args) {
+                       Object... args) {
         if (h.keepingLocalEnded()) {
             for (Consumer<String> merge : hostRestored) {
                 merge.accept(h.key); // what this JVM learned meanwhile goes first, as after an outage
@@ -394,7 +330,10 @@ public final class RedisFleet implements AutoCloseable {
         }
         Object reply = null;
         if (!h.isKeptLocal()) {
-            List<String> argList = new ArrayList<>(Arrays.asList(args));
+            List<String> argList = new ArrayList<>();
+            for (Object arg : args) {
+                argList.add(String.valueOf(arg));
+            }
             argList.add(clockArgument(callerNow));
             RedisLink.Command<Object> command = jedis -> script.run(jedis, keys, argList);
             boolean[] repaired = new boolean[1];
@@ -410,34 +349,29 @@ public final class RedisFleet implements AutoCloseable {
             return null;
         }
         try {
-            return answer.read(reply, options.timedByCaller ? callerNow : clock.millis());
+            return answer.read(reply instanceof List ? (List<?>) reply : Collections.emptyList(), options.timedByCaller ? callerNow : clock.millis());
         } catch (RuntimeException e) {
-            AgentLog.failure("reading the fleet store's answer to " + script, e); // a reply this version cannot read
+            AgentLog.failure("reading the fleet store's answer to " + script.name, e);
             return null;
         }
     }
 
     /**
-     * Redis refused a command of {@code h}'s for its data. A key of another type in the agent's own
-     * key space (another writer's, or garbage) is deleted, to be written anew by the next command;
-     * anything else (out of memory, writes stopped) keeps the host in this JVM for a while.
+     * Redis refused a command of {@code h}'s for its data. A key of another type in the agent's key
+     * space (another writer's, or garbage) is deleted, to be written anew; anything else (out of
+     * memory, writes stopped) keeps the host in this JVM for a while. True when keys were deleted.
      */
     private boolean refused(Host h, JedisDataException error) {
-        if ("WRONGTYPE".equals(CommandRefusals.code(error))) {
-            int replaced = link.call(jedis -> deleteWrongTyped(jedis, h), 0, ignored -> { });
-            if (replaced > 0) {
-                link.sayRefused(error, "a key of the agent's held another type; deleted, to be written anew");
-                return true;
-            }
+        if ("WRONGTYPE".equals(FleetLog.code(error)) && link.call(jedis -> deleteWrongTyped(jedis, h), 0, ignored -> { }) > 0) {
+            link.log().refused(error, "a key of the agent's held another type; deleted, to be written anew");
+            return true;
         }
-        long keptLocalNanos = TimeUnit.MILLISECONDS.toNanos(options.keptLocalMillis);
-        h.keptLocalUntilNanos = System.nanoTime() + keptLocalNanos;
-        link.sayRefused(error, "the hosts it concerns are kept in this JVM's own knowledge meanwhile, asking Redis again every "
-                + TimeUnit.NANOSECONDS.toSeconds(keptLocalNanos) + " s");
+        h.keptLocalUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.keptLocalMillis);
+        link.log().refused(error, "the hosts it concerns are kept in this JVM's own knowledge meanwhile, asking Redis again every "
+                + TimeUnit.MILLISECONDS.toSeconds(options.keptLocalMillis) + " s");
         return false;
     }
 
-    /** The host's keys whose type is not the one the scripts keep there, deleted; returns how many. */
     private static int deleteWrongTyped(Jedis jedis, Host h) {
         String[][] expected = {{h.hash, "hash"}, {h.streaks, "list"}, {h.admitted, "hash"}};
         int deleted = 0;
@@ -472,7 +406,7 @@ public final class RedisFleet implements AutoCloseable {
         int[] pending;
         List<Object> replies;
         synchronized (countingTrips) {
-            due.removeIf(Host::isKeptLocal); // Redis refused it lately, perhaps since this refresh began: asked again once that is over
+            due.removeIf(Host::isKeptLocal); // refused lately, perhaps since this refresh began: asked again once that is over
             if (due.isEmpty() || !link.isAvailable()) {
                 return;
             }
@@ -480,7 +414,7 @@ public final class RedisFleet implements AutoCloseable {
             for (int i = 0; i < due.size(); i++) {
                 pending[i] = due.get(i).pendingAdmitted.getAndSet(0);
             }
-            replies = link.call(jedis -> pipelineReads(jedis, due, pending), null);
+            replies = link.call(jedis -> pipelineReads(jedis, due, pending), null, null);
         }
         long after = clock.millis();
         for (int i = 0; i < due.size(); i++) {
@@ -492,21 +426,21 @@ public final class RedisFleet implements AutoCloseable {
             if (reply == null || reply instanceof JedisDataException) {
                 h.pendingAdmitted.addAndGet(pending[i]);
             } else {
-                h.seen = KnowledgeOfHost.INSTANCE.read(reply, after);
+                h.seen = KnowledgeEncoding.decode(reply, after);
             }
         }
     }
 
     private List<Object> pipelineReads(Jedis jedis, List<Host> due, int[] pending) {
         if (!readLoaded) {
-            jedis.scriptLoad(FleetScripts.READ.text());
+            jedis.scriptLoad(FleetScripts.READ.text);
             readLoaded = true;
         }
         Pipeline pipeline = jedis.pipelined();
         List<Response<Object>> responses = new ArrayList<>(due.size());
         for (int i = 0; i < due.size(); i++) {
             Host h = due.get(i);
-            responses.add(pipeline.evalsha(FleetScripts.READ.sha(), Arrays.asList(h.hash, h.streaks, h.admitted),
+            responses.add(pipeline.evalsha(FleetScripts.READ.sha, Arrays.asList(h.hash, h.streaks, h.admitted),
                     Arrays.asList(Integer.toString(pending[i]), Long.toString(bucketMillis(h.windowMillis)),
                             Long.toString(h.windowMillis), clockArgument(clock.millis()))));
         }
@@ -519,7 +453,7 @@ public final class RedisFleet implements AutoCloseable {
                 readLoaded = false; // flushed by someone meanwhile: the next round loads it again
                 return null;
             } catch (JedisDataException e) {
-                if (CommandRefusals.isOutage(e)) {
+                if (FleetLog.isOutage(e)) {
                     throw e;
                 }
                 replies.add(e); // this host's refusal (out of memory, a key of another type): the others' replies stand
@@ -537,7 +471,6 @@ public final class RedisFleet implements AutoCloseable {
         return Math.max(100, windowMillis / 200);
     }
 
-    /** Stops the refresher and closes the connections. */
     @Override
     public void close() {
         refresher.shutdownNow();
@@ -560,7 +493,7 @@ public final class RedisFleet implements AutoCloseable {
         volatile long lastAskedMillis;
         /** The fleet's knowledge as last refreshed, with what trips told since; null before the first refresh. */
         volatile HostKnowledge seen;
-        /** Until then, on System.nanoTime: Redis refused a command of this host's, which stays in this JVM meanwhile. */
+        /** On System.nanoTime: Redis refused a command of this host's, which stays in this JVM until then. */
         volatile long keptLocalUntilNanos;
 
         Host(String key, String hash) {
@@ -590,13 +523,14 @@ public final class RedisFleet implements AutoCloseable {
         }
 
         /** Written only when it changes much: every request of every thread asks, and shared writes cost them all. */
-        void asked(long now, long window) {
+        Host asked(long now, long window) {
             if (now - lastAskedMillis >= ASKED_GRAIN_MILLIS) {
                 lastAskedMillis = now;
             }
             if (window > 0 && window != windowMillis) {
                 windowMillis = window;
             }
+            return this;
         }
     }
 }

@@ -18,22 +18,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
- * The engine's knowledge store, shared by a fleet on Redis, with this JVM's own knowledge beside
- * it. Every operation goes to both: to a local store (what the engine reads on every request, and
- * what it carries on with while Redis is unavailable), and, as the same operation's change to the
- * knowledge, to {@link RedisFleet}, whose answers come back into the local store (the fleet's
- * not-before, hold, pace and open streak). Both are merges, so running an operation twice is safe.
- *
- * <p>What makes the fleet one client of the portal:
- * <ul>
- *   <li>one schedule per host: {@link #reserveSlot} books on Redis, so every JVM's requests are
- *       spaced by the pace together, served in the order they ask;</li>
- *   <li>one streak: a refusal any JVM sees opens the fleet's streak or counts into it, and only the
- *       streak's first refusal teaches;</li>
- *   <li>the fleet's ceiling: every JVM's successes are counted in Redis (carried with the next
- *       trip, never a trip of their own), and a refusal reads the ceiling the whole fleet reached
- *       since the window began or the previous refusal, not this JVM's share of it.</li>
- * </ul>
+ * The engine's knowledge store, shared by a fleet on Redis, over this JVM's own. Every operation goes
+ * to both: to the local store (what the engine reads on every request, and carries on with while
+ * Redis is unavailable) and, as the same operation's change to the knowledge, to {@link RedisFleet},
+ * whose answers come back into the local store. Both are merges, so running an operation twice is
+ * safe. The fleet is one client of the portal: one schedule per host ({@link #reserveSlot} books on
+ * Redis), one streak (only its first refusal teaches), and one ceiling (a refusal reads the successes
+ * of every JVM, counted in Redis with each trip, never a trip of their own).
  */
 public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable {
 
@@ -55,25 +46,19 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     private final ConcurrentHashMap<String, Object> locks = new ConcurrentHashMap<>();
     /** The fleet's answer to this JVM's latest refusal per host, for the learning that follows it. */
     private final ConcurrentHashMap<String, RedisFleet.FleetRefusal> refusals = new ConcurrentHashMap<>();
-    /** What the fleet was last seen to know, per host, once copied into the local store: copied once per refresh, not per read. */
+    /** What the fleet was last seen to know, per host, once copied into the local store. */
     private final ConcurrentHashMap<String, HostKnowledge> mirrored = new ConcurrentHashMap<>();
 
     public RedisKnowledgeStore(RedisFleet fleet, Clock clock, HostRules rules) {
         this(fleet, new InMemoryKnowledgeStore(), clock, rules, false);
     }
 
-    /**
-     * With {@code local} as this JVM's copy: a state file's store, say, so that what this JVM knew
-     * (of the fleet's hosts and of its own) outlives it, even while Redis is gone.
-     */
+    /** With {@code local} as this JVM's copy: a state file's store, say, so that what this JVM knew outlives it. */
     public RedisKnowledgeStore(RedisFleet fleet, KnowledgeStore local, Clock clock, HostRules rules) {
         this(fleet, local, clock, rules, false);
     }
 
-    /**
-     * {@code readThrough}: every {@link #read} is Redis's answer, never this JVM's copy. For the store
-     * contract, which must see what Redis keeps; far too slow for the request path.
-     */
+    /** {@code readThrough}: every {@link #read} is Redis's answer; for the store contract, far too slow for requests. */
     private RedisKnowledgeStore(RedisFleet fleet, KnowledgeStore local, Clock clock, HostRules rules, boolean readThrough) {
         this.fleet = fleet;
         this.local = local;
@@ -84,7 +69,6 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         fleet.onHostRestored(host -> fleet.merge(host, local.read(host)));
     }
 
-    /** For the store contract: see {@link #RedisKnowledgeStore(RedisFleet, KnowledgeStore, Clock, HostRules, boolean)}. */
     public static RedisKnowledgeStore readingThrough(RedisFleet fleet, Clock clock, HostRules rules) {
         return new RedisKnowledgeStore(fleet, new InMemoryKnowledgeStore(), clock, rules, true);
     }
@@ -122,9 +106,8 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         if (!wait.isPresent()) {
             return mine;
         }
-        // This JVM's own not-before stands even when Redis answers without it: a refusal's wait that
-        // never reached Redis (it was away, or lost the key) is still the floor for this JVM's requests.
-        // Its schedule does not: the fleet's booking already spaces them, among every JVM's.
+        // This JVM's own not-before stands even when Redis answers without it (a refusal's wait that never
+        // reached Redis is still this JVM's floor); its schedule does not: the fleet's booking spaces every JVM's.
         long floor = local.read(host).notBefore().orElse(now) - now;
         return Math.max(wait.getAsLong(), Math.min(floor, maxWaitMillis));
     }
@@ -151,8 +134,8 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
                 return local.recordRefusal(host, now, sentAt, headerMillis, whilePaced);
             }
             refusals.put(host, refusal);
-            // This JVM's copy follows the fleet's streak: the same streak is counted up to the fleet's
-            // count (every JVM's refusals set the backoff's exponent); another, older one gives way to it.
+            // This JVM's copy follows the fleet's streak: the same one is counted up to the fleet's count
+            // (every JVM's refusals set the backoff's exponent); another, older one gives way to it.
             OpenStreak streak = refusal.streak;
             Optional<OpenStreak> mine = local.read(host).openStreak();
             if (mine.isPresent() && mine.get().startedAtMillis() == streak.startedAtMillis()) {
@@ -175,10 +158,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         }
     }
 
-    /**
-     * The fleet's ceiling, as Redis counted it at this JVM's refusal: every JVM's successes, this
-     * one's carried with the refusal. This JVM's own count only when Redis did not answer it.
-     */
+    /** The fleet's ceiling, as Redis counted it at this JVM's refusal; this JVM's own only when Redis did not answer. */
     @Override
     public int ceilingBefore(String host, long refusalAt, long windowMillis) {
         RedisFleet.FleetRefusal seen = refusalAt(host, refusalAt);
@@ -195,7 +175,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         if (!rules.isShared(host)) {
             return local.recordRecovery(host, sentAt);
         }
-        if (!readThrough && !local.read(host).openStreak().isPresent() && !fleetStreakSeen(host)) {
+        if (!mayEndStreak(host, local.read(host))) {
             // The happy path: no streak open anywhere we know of. Not under the host's lock, which every
             // success would otherwise take; a refusal recorded just after is as if it came after this success.
             return local.recordRecovery(host, sentAt);
@@ -203,8 +183,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         synchronized (lockOf(host)) {
             long now = clock.millis();
             HostKnowledge before = local.read(host);
-            boolean mayEnd = readThrough || before.openStreak().isPresent() || fleetStreakSeen(host);
-            if (!mayEnd || !fleet.isAvailable()) {
+            if (!mayEndStreak(host, before) || !fleet.isAvailable()) {
                 return local.recordRecovery(host, sentAt);
             }
             Optional<FinishedStreak> ended = fleet.recovery(host, now, sentAt);
@@ -223,10 +202,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         }
     }
 
-    /**
-     * What a refusal taught, at the fleet's ceiling ({@link #ceilingBefore}). Only the fleet streak's
-     * first refusal teaches: a refusal that merely counted into another JVM's streak teaches nothing.
-     */
+    /** What a refusal taught, at the fleet's ceiling; only the fleet streak's first refusal teaches. */
     @Override
     public void learn(String host, long learnedAt, Optional<PaceSchedule> pace, OptionalInt ceiling) {
         RedisFleet.FleetRefusal seen = refusalAt(host, learnedAt);
@@ -298,10 +274,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         }
     }
 
-    /**
-     * {@code operation} on this JVM's copy and, for a host the fleet shares, on the fleet's: run on
-     * knowledge of nothing, it makes the operation's change, which Redis merges into what it keeps.
-     */
+    /** {@code operation} on this JVM's copy and, for a shared host, run on nothing to make its change, merged into the fleet's. */
     private void everywhere(String host, Consumer<KnowledgeStore> operation) {
         operation.accept(local);
         if (rules.isShared(host)) {
@@ -311,10 +284,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         }
     }
 
-    /**
-     * The fleet's not-before, hold and what it learned, as last seen, into this JVM's copy: no round
-     * trip. The schedule stays the fleet's, and streaks come with the answers to this JVM's own.
-     */
+    /** The fleet's not-before, hold and learning as last seen, into this JVM's copy once per refresh; streaks come with answers. */
     private void mirror(String host) {
         HostKnowledge seen = fleet.seen(host);
         if (seen == null || mirrored.get(host) == seen) {
@@ -336,7 +306,11 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         mirrored.put(host, seen);
     }
 
-    private boolean fleetStreakSeen(String host) {
+    /** Whether a success may end a streak: this JVM's, or the fleet's as last seen, is open. */
+    private boolean mayEndStreak(String host, HostKnowledge mine) {
+        if (readThrough || mine.openStreak().isPresent()) {
+            return true;
+        }
         HostKnowledge seen = fleet.seen(host);
         return seen != null && seen.openStreak().isPresent();
     }

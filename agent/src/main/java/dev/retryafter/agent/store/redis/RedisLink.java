@@ -19,15 +19,14 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
- * The connection to the fleet's Redis, and the circuit around it. Redis is never a new way for a
- * request to fail: every call either answers within about the timeout or returns the caller's
- * "unavailable" value, and nothing it throws reaches the caller. A few failures in a row open the
- * circuit (a single slow answer does not); while it is open, calls return at once without touching
- * the network, and one background thread probes with backoff. When a probe answers, the listeners hear of it and
- * merge back what was learned meanwhile, while the circuit is still open to every other caller; only
- * then does it close. An outage is told in two lines, however often it flaps: see {@link OutageLines}.
+ * The connection to the fleet's Redis, and the circuit around it: every call answers within about
+ * the timeout or with the caller's "unavailable", and nothing it throws reaches the caller. A few
+ * failures in a row open the circuit (one slow answer does not); while open, calls return at once and
+ * one background thread probes with backoff. When a probe answers, the listeners merge back what was
+ * learned meanwhile while the circuit is still open to every other caller; only then does it close.
  */
 final class RedisLink implements AutoCloseable {
 
@@ -39,44 +38,16 @@ final class RedisLink implements AutoCloseable {
     static final int FAILURES_TO_OPEN = 3;
     /** How long Redis must answer without the circuit opening again for an outage to be over. */
     static final long DEFAULT_STEADY_MILLIS = 15_000;
-    /** An outage that never settles (a Redis that keeps flapping) is recalled this often, not at each flap. */
-    static final long UNSTEADY_REMINDER_MILLIS = TimeUnit.MINUTES.toMillis(10);
+    /** An outage that never settles, or a refusal that goes on, is recalled this often, not at each flap or command. */
+    static final long REMINDER_MILLIS = TimeUnit.MINUTES.toMillis(10);
 
     /** What one call does with a connection. */
     interface Command<T> {
         T run(Jedis jedis);
     }
 
-    /** Where the two lines go: down, and back. The default is the agent's log. */
-    interface Events {
-        void unavailable(String line);
-
-        void restored(String line);
-
-        /** Redis answered a command with an error about its data: see {@link CommandRefusals}. */
-        void refused(String line);
-
-        Events LOG = new Events() {
-            @Override
-            public void unavailable(String line) {
-                AgentLog.logger().warn(line);
-            }
-
-            @Override
-            public void restored(String line) {
-                AgentLog.logger().info(line);
-            }
-
-            @Override
-            public void refused(String line) {
-                AgentLog.logger().warn(line);
-            }
-        };
-    }
-
     private final JedisPool pool;
-    private final OutageLines outages;
-    private final CommandRefusals refusals;
+    private final FleetLog log;
     private final long steadyMillis;
     private final ScheduledExecutorService prober;
     private final List<Runnable> onRestored = new CopyOnWriteArrayList<>();
@@ -84,20 +55,15 @@ final class RedisLink implements AutoCloseable {
     private final AtomicInteger failuresInRow = new AtomicInteger();
     private volatile boolean open;
     private volatile boolean closed;
-    /**
-     * The prober's thread while it merges back what was learned during the outage: its calls reach
-     * Redis while every other caller's still find the circuit open, so that no request reads Redis
-     * before what this JVM imposed meanwhile is there. Null otherwise.
-     */
+    /** The prober's thread while it merges back: only its calls reach Redis, so no request reads Redis before the merge. */
     private volatile Thread merging;
     /** A call of the merge-back failed: the circuit stays open, and the next probe merges again. */
     private volatile boolean mergeFailed;
     // Guarded by circuit.
     private long retryMillis;
 
-    RedisLink(RedisAddress address, int timeoutMillis, long steadyMillis, Events events) {
-        this.outages = new OutageLines(address.toString(), events, UNSTEADY_REMINDER_MILLIS);
-        this.refusals = new CommandRefusals(address.toString(), events);
+    RedisLink(RedisAddress address, int timeoutMillis, long steadyMillis, FleetLog.Events events) {
+        this.log = new FleetLog(address.toString(), events, REMINDER_MILLIS);
         this.steadyMillis = steadyMillis;
         DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(timeoutMillis)
@@ -117,8 +83,6 @@ final class RedisLink implements AutoCloseable {
         GenericObjectPoolConfig<Jedis> poolConfig = new GenericObjectPoolConfig<>();
         poolConfig.setMaxTotal(16);
         poolConfig.setMaxIdle(16);
-        poolConfig.setMinIdle(0);
-        poolConfig.setBlockWhenExhausted(true);
         poolConfig.setMaxWait(java.time.Duration.ofMillis(timeoutMillis));
         poolConfig.setJmxEnabled(false); // the application's JMX is not the agent's to fill
         poolConfig.setTestOnBorrow(false); // a broken connection fails its command, which opens the circuit
@@ -133,26 +97,17 @@ final class RedisLink implements AutoCloseable {
         onRestored.add(listener);
     }
 
-    /** Whether calls reach Redis now. */
     boolean isAvailable() {
         return !open && !closed;
     }
 
     /**
-     * {@code command} on a pooled connection, or {@code unavailable} when the circuit is open or the
-     * call fails. An error about Redis's data (out of memory...) is not Redis being down: it is
-     * answered the same way, and said once (see {@link CommandRefusals}).
+     * The one guarded call: {@code command} on a pooled connection, or {@code unavailable} when the
+     * circuit is open or the call fails. An error about Redis's data ({@code OOM}, {@code WRONGTYPE}...)
+     * is an answer, not an outage: {@code refused} hears of it (null: one line says so), the caller
+     * gets {@code unavailable}.
      */
-    <T> T call(Command<T> command, T unavailable) {
-        return call(command, unavailable, e -> refusals.say(e, "this call fell back to this JVM's own knowledge"));
-    }
-
-    /**
-     * The same, with what to do when Redis answers with an error about its data ({@code OOM},
-     * {@code WRONGTYPE}...): Redis is up, so it counts as an answer, and {@code refused} hears of it
-     * (it says so through {@link #sayRefused}); the caller gets {@code unavailable}.
-     */
-    <T> T call(Command<T> command, T unavailable, java.util.function.Consumer<JedisDataException> refused) {
+    <T> T call(Command<T> command, T unavailable, Consumer<JedisDataException> refused) {
         if (closed || open && (Thread.currentThread() != merging || mergeFailed)) {
             return unavailable;
         }
@@ -162,24 +117,25 @@ final class RedisLink implements AutoCloseable {
             return result;
         } catch (JedisAccessControlException e) {
             trip(e); // a wrong password stays wrong: probe in the background, not on every request
-            return unavailable;
         } catch (JedisDataException e) {
-            if (CommandRefusals.isOutage(e)) {
+            if (FleetLog.isOutage(e)) {
                 failed(e);
             } else {
                 answered();
-                refused.accept(e);
+                if (refused != null) {
+                    refused.accept(e);
+                } else {
+                    log.refused(e, "this call fell back to this JVM's own knowledge");
+                }
             }
-            return unavailable;
         } catch (RuntimeException | LinkageError e) {
             failed(e);
-            return unavailable;
         }
+        return unavailable;
     }
 
-    /** One line for a refusal of Redis's, once per kind: see {@link CommandRefusals}. */
-    void sayRefused(JedisDataException error, String consequence) {
-        refusals.say(error, consequence);
+    FleetLog log() {
+        return log;
     }
 
     private void answered() {
@@ -189,11 +145,7 @@ final class RedisLink implements AutoCloseable {
     }
 
     private void failed(Throwable cause) {
-        if (Thread.currentThread() == merging) {
-            mergeFailed = true; // the circuit stays open; the next probe merges again
-            return;
-        }
-        if (failuresInRow.incrementAndGet() >= FAILURES_TO_OPEN) {
+        if (Thread.currentThread() == merging || failuresInRow.incrementAndGet() >= FAILURES_TO_OPEN) {
             trip(cause);
         }
     }
@@ -209,18 +161,21 @@ final class RedisLink implements AutoCloseable {
             }
             open = true;
             retryMillis = FIRST_RETRY_MILLIS;
-            outages.opened(describe(cause), failuresInRow.getAndSet(0)); // before the probe can close it again
+            log.opened(describe(cause), failuresInRow.getAndSet(0)); // before the probe can close it again
             scheduleProbe();
         }
     }
 
     private void scheduleProbe() {
         // Full jitter over the second half: a fleet that lost Redis together does not come back in step.
-        long delay = retryMillis / 2 + (long) (ThreadLocalRandom.current().nextDouble() * (retryMillis / 2));
+        schedule(this::probe, retryMillis / 2 + (long) (ThreadLocalRandom.current().nextDouble() * (retryMillis / 2)));
+    }
+
+    private void schedule(Runnable task, long delayMillis) {
         try {
-            prober.schedule(this::probe, delay, TimeUnit.MILLISECONDS);
+            prober.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
-            // Shut down: nothing left to reconnect.
+            // Shut down: nothing left to reconnect or tell.
         }
     }
 
@@ -241,7 +196,7 @@ final class RedisLink implements AutoCloseable {
         answered = answered && mergedBack();
         synchronized (circuit) {
             if (!answered) {
-                outages.probeFailed();
+                log.probeFailed();
                 retryMillis = Math.min(MAX_RETRY_MILLIS, retryMillis * 2);
                 scheduleProbe();
                 return;
@@ -249,12 +204,8 @@ final class RedisLink implements AutoCloseable {
             failuresInRow.set(0);
             open = false;
         }
-        long token = outages.closed();
-        try {
-            prober.schedule(() -> outages.steadySince(token), steadyMillis, TimeUnit.MILLISECONDS);
-        } catch (RuntimeException e) {
-            // Shut down: nothing left to tell.
-        }
+        long token = log.closed();
+        schedule(() -> log.steadySince(token), steadyMillis);
     }
 
     /** Runs the listeners with the circuit still open to every other caller; false when a call of theirs failed. */
@@ -275,20 +226,15 @@ final class RedisLink implements AutoCloseable {
         return !mergeFailed;
     }
 
-    /** The kind of failure, never its full text: a message could quote a command, and commands carry keys. */
+    /** The kind of failure, never its text: a message could quote a command, and commands carry keys. */
     private static String describe(Throwable cause) {
         Throwable root = cause;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
         String kind = root.getClass().getSimpleName();
-        if (root instanceof java.net.SocketTimeoutException) {
-            return "timed out: " + kind;
-        }
-        if (root instanceof java.net.ConnectException) {
-            return "refused: " + kind;
-        }
-        return kind;
+        return root instanceof java.net.SocketTimeoutException ? "timed out: " + kind
+                : root instanceof java.net.ConnectException ? "refused: " + kind : kind;
     }
 
     @Override

@@ -4,25 +4,15 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** The fleet store's down, back and refused lines, kept for the test to count and read. */
-final class RecordingEvents implements RedisLink.Events {
+final class RecordingEvents implements FleetLog.Events {
 
     final List<String> unavailable = new CopyOnWriteArrayList<>();
     final List<String> restored = new CopyOnWriteArrayList<>();
     final List<String> refused = new CopyOnWriteArrayList<>();
 
     @Override
-    public void unavailable(String line) {
-        unavailable.add(line);
-    }
-
-    @Override
-    public void restored(String line) {
-        restored.add(line);
-    }
-
-    @Override
-    public void refused(String line) {
-        refused.add(line);
+    public void line(FleetLog.Kind kind, String line) {
+        (kind == FleetLog.Kind.UNAVAILABLE ? unavailable : kind == FleetLog.Kind.RESTORED ? restored : refused).add(line);
     }
 
     List<String> all() {

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The lines of an outage, by themselves: a Redis that flaps for ever is recalled now and then, never at each flap. */
-class OutageLinesTest {
+class FleetLogTest {
 
     @Test
     void anOutageThatNeverSettlesIsRecalledOncePerIntervalWithItsCounts() throws Exception {
         RecordingEvents events = new RecordingEvents();
-        OutageLines lines = new OutageLines("redis://127.0.0.1:6379", events, 1000);
+        FleetLog lines = new FleetLog("redis://127.0.0.1:6379", events, 1000);
         lines.opened("timed out", 3);
         for (int i = 0; i < 20; i++) {
             lines.closed();
