@@ -17,9 +17,6 @@ import java.util.function.Supplier;
  */
 final class ReactorApi {
 
-    /** Reactor's sources that hand each subscriber the same value again: what a body built from one is sent from. */
-    private static final String[] REPLAYABLE_SOURCES = {"MonoJust", "FluxJust", "MonoEmpty", "FluxEmpty"};
-
     private final Method configuration;
     private final Method uri;
     private final Method baseUrl;
@@ -134,7 +131,12 @@ final class ReactorApi {
         return name.equals("GET") || name.equals("HEAD") || name.equals("OPTIONS") || name.equals("TRACE");
     }
 
-    /** Whether a publisher's first source is one of Reactor's that repeat their value, and that value is no Netty buffer. */
+    /**
+     * Whether a publisher's first source hands each subscriber its values anew: one of Reactor's that hold values
+     * ({@code Mono.just}, {@code Flux.just}, empty), none of them a Netty buffer (released once written); or a value
+     * mapped per subscriber by Reactor's or Reactor Netty's own fusion ({@code ByteBufFlux.fromString(Mono.just(…))}).
+     * An application's {@code fromCallable}, a sink, a stream or a file are one-shot to the agent.
+     */
     private boolean repeats(Object publisher) throws ReflectiveOperationException {
         Object source = scannableFrom.invoke(null, publisher);
         for (int depth = 0; depth < 64; depth++) {
@@ -145,20 +147,43 @@ final class ReactorApi {
             source = up;
         }
         Class<?> type = source.getClass();
-        if (!type.getName().startsWith("reactor.core.publisher.") || !(source instanceof Callable)) {
+        if (!type.getName().startsWith("reactor.core.publisher.")) {
             return false;
         }
-        for (String replayable : REPLAYABLE_SOURCES) {
-            if (type.getSimpleName().equals(replayable)) {
+        switch (type.getSimpleName()) {
+            case "MonoJust":
+            case "FluxJust":
+            case "MonoEmpty":
+            case "FluxEmpty":
                 try {
-                    Object value = ((Callable<?>) source).call();
-                    return value == null || !referenceCounted.isInstance(value);
+                    return notABuffer(((Callable<?>) source).call());
                 } catch (Exception e) {
                     return false;
                 }
-            }
+            case "FluxArray":
+                for (Object value : (Object[]) field(source, "array")) {
+                    if (!notABuffer(value)) {
+                        return false;
+                    }
+                }
+                return true;
+            case "MonoCallable":
+                return field(source, "callable").getClass().getName().startsWith("reactor.");
+            case "MonoSupplier":
+                return field(source, "supplier").getClass().getName().startsWith("reactor.");
+            default:
+                return false;
         }
-        return false;
+    }
+
+    private boolean notABuffer(Object value) {
+        return value == null || !referenceCounted.isInstance(value);
+    }
+
+    private static Object field(Object owner, String name) throws ReflectiveOperationException {
+        Field field = owner.getClass().getDeclaredField(name);
+        field.setAccessible(true);
+        return field.get(owner);
     }
 
     Object defer(Supplier<Object> supplier) throws ReflectiveOperationException {
