@@ -1,14 +1,9 @@
 package dev.retryafter.it;
 
 import dev.retryafter.demo.portal.Behaviour;
-import dev.retryafter.demo.portal.PortalModel;
-import dev.retryafter.demo.portal.PortalServer;
-import dev.retryafter.demo.portal.PortalStats;
 import dev.retryafter.it.harness.ChildJvm;
-import dev.retryafter.it.harness.Inconclusive;
+import dev.retryafter.it.harness.ClientJvmScenarios;
 import dev.retryafter.it.harness.Jdk;
-import dev.retryafter.it.harness.MinSleepFloor;
-import dev.retryafter.it.harness.ScraperRun;
 import dev.retryafter.it.harness.ScriptedServer;
 import dev.retryafter.it.harness.ScriptedServer.Reply;
 import dev.retryafter.it.harness.TestClasspath;
@@ -19,8 +14,6 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -37,48 +30,33 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Execution(ExecutionMode.CONCURRENT)
 class SpringWebClientTest {
 
+    static final String CLIENT = "Spring WebClient on Reactor Netty";
     static final String FETCHER = "dev.retryafter.it.apps.SpringWebClientFetcher";
     static final String APP = "dev.retryafter.it.apps.SpringWebClientApp";
-    static final long MIN_SLEEP = 1_000;
     static final String POLICY = "default.min-sleep = 1s\n"
             + "default.max-sleep = 4s\n"
             + "default.max-attempts = 10\n";
-    static final int RECORDS = 40;
 
     static Stream<Arguments> lyingPortals() {
-        return Stream.of(Arguments.of(Jdk.JAVA_17, Behaviour.ALWAYS_ZERO, FETCHER),
-                Arguments.of(Jdk.JAVA_17, Behaviour.CONSTANT_OVERSTATED, FETCHER),
-                Arguments.of(Jdk.JAVA_25, Behaviour.ALWAYS_ZERO, FETCHER));
+        return Stream.of(Arguments.of(Jdk.JAVA_17, Behaviour.ALWAYS_ZERO),
+                Arguments.of(Jdk.JAVA_17, Behaviour.CONSTANT_OVERSTATED),
+                Arguments.of(Jdk.JAVA_25, Behaviour.ALWAYS_ZERO));
     }
 
-    /** The scraper, Spring's WebClient, Reactor Netty and Netty, and the test applications. */
-    static ChildJvm onClasspath(ChildJvm jvm) {
-        return jvm.classpath(TestClasspath.SCRAPER.or(name -> name.startsWith("spring-") || name.startsWith("reactor-")
+    /** The scraper, Spring's WebClient (and the context it needs), Reactor Netty and Netty, and the test applications. */
+    static ChildJvm onClasspath(Jdk jdk) {
+        return new ChildJvm(jdk).classpath(TestClasspath.SCRAPER.or(name -> name.startsWith("spring-") || name.startsWith("reactor-")
                         || name.startsWith("netty-") || name.startsWith("reactive-streams") || name.startsWith("micrometer-")
                         || name.startsWith("jspecify")))
                 .classpathEntry(TestClasspath.testClasses());
     }
 
-    /** 10 requests per 2 s, Retry-After 0 (a hot loop, obeyed) or 3600; three workers. */
-    @ParameterizedTest(name = "{1} on {0}, {2}")
+    /** 40 records, 10 requests per 2 s, Retry-After 0 (a hot loop, obeyed) or 3600; three workers. */
+    @ParameterizedTest(name = "{1} on {0}")
     @MethodSource("lyingPortals")
-    void everyRecordArrivesAndNoWorkerIsSentSoonerThanMinSleepAfterARefusal(Jdk jdk, Behaviour behaviour, String fetcher) throws Exception {
-        try (PortalServer portal = new PortalServer(new PortalModel(behaviour, 10, 2_000))) {
-            ScraperRun run = ScraperRun.runAsGiven(onClasspath(new ChildJvm(jdk)), POLICY, fetcher, portal.baseUrl(), RECORDS,
-                    "--threads", "3");
-            PortalStats stats = portal.stats();
-            System.out.println("Spring WebClient on Reactor Netty, " + behaviour + " on " + jdk
-                    + ": " + run.fetched + " of " + RECORDS + " fetched, " + stats.requests + " requests, " + stats.refusals
-                    + " refusals, shortest gap after a worker's own refusal " + stats.shortestGapAfterOwnRefusalMillis + " ms");
-
-            assertEquals(RECORDS, run.fetched, () -> "every record arrives\n" + stats + "\n" + run);
-            Inconclusive.unlessRefused(stats.refusals, () -> stats + "\n" + run); // so this test could fail
-            MinSleepFloor.assertKept(stats.shortestGapAfterOwnRefusalMillis, MIN_SLEEP, () -> stats + "\n" + run);
-            assertTrue(run.jvm.stderr.contains("Retry-After=\"" + (behaviour == Behaviour.ALWAYS_ZERO ? "0" : "3600") + "\""),
-                    () -> "each refusal is explained in the log\n" + run);
-            assertFalse(run.jvm.stderr.contains("ungoverned"), () -> "Reactor Netty is governed: no warning\n" + run);
-            assertFalse(run.jvm.stderr.contains("internal failure"), run::toString);
-        }
+    void everyRecordArrivesAndNoWorkerIsSentSoonerThanMinSleepAfterARefusal(Jdk jdk, Behaviour behaviour) throws Exception {
+        ClientJvmScenarios.everyRecordArrivesAndNoWorkerIsSentSoonerThanMinSleep(CLIENT + " on " + jdk, onClasspath(jdk), behaviour,
+                FETCHER, POLICY, 1_000, 40);
     }
 
     /**
@@ -89,7 +67,7 @@ class SpringWebClientTest {
     @EnumSource(value = Jdk.class, names = {"JAVA_17", "JAVA_25"})
     void aOneShotBodyIsNeverSentTwice(Jdk jdk) throws Exception {
         try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"))) {
-            ChildJvm.Result run = app(jdk, POLICY, "post-once", server.url("/upload"));
+            ChildJvm.Result run = ClientJvmScenarios.app(onClasspath(jdk), POLICY, APP, "post-once", server.url("/upload"));
             assertEquals(0, run.exitCode, run::toString);
             assertTrue(run.stdout.contains("STATUS 429 "), () -> "the refusal went back to the application\n" + run);
             assertEquals(List.of("once"), server.bodies, () -> "sent once, by the agent and the client alike\n" + run);
@@ -102,7 +80,8 @@ class SpringWebClientTest {
     @EnumSource(value = Jdk.class, names = {"JAVA_17"})
     void theLastRefusalReachesTheApplicationWithItsBody(Jdk jdk) throws Exception {
         try (ScriptedServer server = new ScriptedServer(n -> new Reply(503, "0", 32))) {
-            ChildJvm.Result run = app(jdk, "default.min-sleep = 1s\ndefault.max-sleep = 4s\ndefault.max-attempts = 3\n", "get", server.url("/records/1"));
+            ChildJvm.Result run = ClientJvmScenarios.app(onClasspath(jdk), "default.min-sleep = 1s\ndefault.max-sleep = 4s\n"
+                    + "default.max-attempts = 3\n", APP, "get", server.url("/records/1"));
             assertEquals(0, run.exitCode, run::toString);
             assertTrue(run.stdout.contains("STATUS 503 32"), () -> "the last refusal, its body whole\n" + run);
             assertEquals(3, server.requests(), run::toString);
@@ -113,28 +92,6 @@ class SpringWebClientTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Jdk.class, names = {"JAVA_17", "JAVA_25"})
     void switchedOffTheSameRequestsAsWithoutTheAgent(Jdk jdk) throws Exception {
-        ScraperRun without;
-        long requestsWithout;
-        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
-            without = ScraperRun.runAsGiven(onClasspath(new ChildJvm(jdk)), null, FETCHER, portal.baseUrl(), 12);
-            requestsWithout = portal.stats().requests;
-            assertTrue(without.refused > 0, () -> "refusals reach the application\n" + without);
-        }
-        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
-            ScraperRun off = ScraperRun.runAsGiven(onClasspath(new ChildJvm(jdk)), POLICY + "enabled = false\n", FETCHER,
-                    portal.baseUrl(), 12);
-            System.out.println("Spring WebClient on Reactor Netty, switched off on " + jdk + ": " + portal.stats().requests
-                    + " requests, without the agent " + requestsWithout + "; " + off.fetched + " fetched, " + off.refused + " refused");
-            assertEquals(requestsWithout, portal.stats().requests, () -> "the same requests as with no agent at all\n" + off);
-            assertEquals(without.fetched, off.fetched);
-            assertEquals(without.refused, off.refused);
-            assertTrue(off.jvm.stderr.contains("off (enabled=false"), () -> "says it is off\n" + off);
-        }
-    }
-
-    private static ChildJvm.Result app(Jdk jdk, String policy, String... args) throws Exception {
-        Path file = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");
-        Files.writeString(file, policy);
-        return onClasspath(new ChildJvm(jdk)).withAgent("config=" + file).main(APP, args).run();
+        ClientJvmScenarios.switchedOffTheSameRequestsAsWithoutTheAgent(CLIENT + " on " + jdk, () -> onClasspath(jdk), FETCHER, POLICY);
     }
 }
