@@ -11,6 +11,7 @@ import dev.retryafter.agent.instrument.jetty.JettyModule;
 import dev.retryafter.agent.instrument.jetty9to11.Jetty9to11Module;
 import dev.retryafter.agent.instrument.asynchttpclient.AsyncHttpClientModule;
 import dev.retryafter.agent.instrument.vertx.VertxModule;
+import dev.retryafter.agent.instrument.reactornetty.ReactorNettyModule;
 import dev.retryafter.agent.instrument.okhttp.OkHttpModule;
 import dev.retryafter.agent.instrument.urlconnection.UrlConnectionModule;
 
@@ -67,6 +68,7 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         new Jetty9to11Module(),
         new AsyncHttpClientModule(),
         new VertxModule(),
+        new ReactorNettyModule(),
     };
 
     private final Map<String, Target> targets = new HashMap<>();

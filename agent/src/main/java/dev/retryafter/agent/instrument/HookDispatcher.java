@@ -10,6 +10,7 @@ import dev.retryafter.agent.instrument.apache5async.Apache5AsyncCalls;
 import dev.retryafter.agent.instrument.asynchttpclient.AsyncHttpClientCalls;
 import dev.retryafter.agent.instrument.commonshttp3.RefusedMethodBody;
 import dev.retryafter.agent.instrument.vertx.VertxWebClients;
+import dev.retryafter.agent.instrument.reactornetty.ReactorNettyCalls;
 import dev.retryafter.agent.instrument.jetty.Jetty12Exchanges;
 import dev.retryafter.agent.instrument.jetty.JettyExchanges;
 import dev.retryafter.agent.instrument.jetty9to11.Jetty9to11Exchanges;
@@ -79,6 +80,7 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
             new Apache4AsyncCalls(engine, depth),
             new AsyncHttpClientCalls(engine, depth),
             new VertxWebClients(engine, new GovernsNew()),
+            new ReactorNettyCalls(engine, new GovernsNew()),
         }) {
             for (String hook : hooks.hooks()) {
                 moduleHooks.put(hook, hooks);

@@ -25,7 +25,6 @@ public final class UngovernedClients {
 
     static {
         mark("io.netty.handler.codec.http.HttpClientCodec", "Netty HTTP codec");
-        mark("reactor.netty.http.client.HttpClient", "Reactor Netty HttpClient");
         mark("io.vertx.core.http.impl.HttpClientImpl", "Vert.x HttpClient");
         mark("com.squareup.okhttp.OkHttpClient", "OkHttp 2");
         mark("io.helidon.webclient.api.WebClient", "Helidon WebClient");
@@ -36,6 +35,8 @@ public final class UngovernedClients {
         // loads, unless the application wraps an HttpClient it made before).
         COVERS.put("io/vertx/ext/web/client/WebClient", new String[] {MARKERS.get("io/vertx/core/http/impl/HttpClientImpl"),
             MARKERS.get("io/netty/handler/codec/http/HttpClientCodec")});
+        // Reactor Netty's HttpClient is governed, and loads Netty's codec for its connections after it.
+        COVERS.put("reactor/netty/http/client/HttpClient", new String[] {MARKERS.get("io/netty/handler/codec/http/HttpClientCodec")});
     }
 
     private final Set<String> loaded = ConcurrentHashMap.newKeySet();
@@ -110,7 +111,7 @@ public final class UngovernedClients {
         if (ungoverned.isEmpty()) {
             return anyGoverned ? null
                     : "no request was governed: nothing went through java.net.http, HttpURLConnection, Apache HttpClient 4 or 5 "
-                            + "(classic or async), Commons HttpClient 3, OkHttp 3-5, Jetty HttpClient 9.4-12 AsyncHttpClient 2-3 or Vert.x WebClient, the clients the agent governs";
+                            + "(classic or async), Commons HttpClient 3, OkHttp 3-5, Jetty HttpClient 9.4-12, AsyncHttpClient 2-3, Vert.x WebClient or Reactor Netty HttpClient, the clients the agent governs";
         }
         return "ungoverned HTTP: this JVM loaded " + String.join(", ", ungoverned)
                 + ", which the agent does not govern: its requests were neither paced nor retried"

@@ -15,15 +15,16 @@ class UngovernedClientsTest {
     void aMarkedClassNamesItsClientOnce() {
         UngovernedClients clients = new UngovernedClients();
         clients.onLoaded("java/lang/String");
-        clients.onLoaded("reactor/netty/http/client/HttpClient");
+        clients.onLoaded("com/squareup/okhttp/OkHttpClient");
         clients.onLoaded("org/asynchttpclient/DefaultAsyncHttpClient"); // governed: not named
         clients.onLoaded("org/eclipse/jetty/client/api/Request"); // 9.4-11: governed, not named
         clients.onLoaded("org/eclipse/jetty/client/HttpClient"); // 12 and 9.4-11 governed
         clients.onLoaded("org/apache/http/impl/nio/client/CloseableHttpAsyncClient"); // governed: not named
         clients.onLoaded("org/apache/hc/client5/http/impl/async/CloseableHttpAsyncClient"); // governed: not named
-        clients.onLoaded("reactor/netty/http/client/HttpClient");
+        clients.onLoaded("com/squareup/okhttp/OkHttpClient");
         clients.onLoaded("org/apache/commons/httpclient/HttpClient"); // governed: not named
-        assertEquals(List.of("Reactor Netty HttpClient (reactor.netty.http.client.HttpClient)"), clients.loaded());
+        clients.onLoaded("reactor/netty/http/client/HttpClient"); // governed: not named
+        assertEquals(List.of("OkHttp 2 (com.squareup.okhttp.OkHttpClient)"), clients.loaded());
     }
 
     @Test
@@ -37,6 +38,10 @@ class UngovernedClientsTest {
         vertx.onLoaded("io/vertx/core/http/impl/HttpClientImpl");
         vertx.onLoaded("io/netty/handler/codec/http/HttpClientCodec");
         assertEquals(List.of(), vertx.loaded(), "Vert.x's WebClient is governed, and its HttpClient and Netty beneath it");
+        UngovernedClients reactor = new UngovernedClients();
+        reactor.onLoaded("reactor/netty/http/client/HttpClient");
+        reactor.onLoaded("io/netty/handler/codec/http/HttpClientCodec");
+        assertEquals(List.of(), reactor.loaded(), "Reactor Netty's HttpClient is governed, and Netty beneath it");
         UngovernedClients alone = new UngovernedClients();
         alone.onLoaded("io/netty/handler/codec/http/HttpClientCodec");
         assertEquals(List.of("Netty HTTP codec (io.netty.handler.codec.http.HttpClientCodec)"), alone.loaded());

@@ -1,0 +1,41 @@
+package dev.retryafter.it.apps;
+
+import dev.retryafter.demo.scraper.Fetcher;
+import dev.retryafter.demo.scraper.LegacyScraper;
+import org.springframework.web.reactive.function.client.WebClient;
+
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * Spring's WebClient as scrapers use it, for the legacy scraper's {@code --client}: one client built with its defaults
+ * (Reactor Netty beneath), {@code get().uri(url).exchangeToMono(...)} per record, its body read, blocked on. No retry of
+ * its own. Java 17 bytecode (Spring 6).
+ */
+public final class SpringWebClientFetcher implements Fetcher {
+
+    private final WebClient client = WebClient.create();
+    private final Duration timeout;
+
+    public SpringWebClientFetcher(Duration timeout) {
+        this.timeout = timeout;
+    }
+
+    @Override
+    public int get(String url, String worker) throws IOException {
+        try {
+            // A generous bound: the agent's waits come before the response, and the scraper's own timeout is per request.
+            Integer status = client.get().uri(url).header(LegacyScraper.WORKER_HEADER, worker)
+                    .exchangeToMono(response -> response.bodyToMono(String.class).defaultIfEmpty("")
+                            .thenReturn(response.statusCode().value()))
+                    .block(timeout.multipliedBy(10).plusSeconds(60));
+            return status == null ? -1 : status;
+        } catch (RuntimeException e) {
+            throw new IOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+    }
+}
