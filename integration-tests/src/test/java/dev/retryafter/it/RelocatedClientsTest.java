@@ -77,6 +77,23 @@ class RelocatedClientsTest {
     }
 
     @Test
+    void theFatJarHoldsJettyRelocatedOnly() throws Exception {
+        try (ZipFile jar = new ZipFile(ShadedScraperJar.get().toFile())) {
+            for (String name : new String[] {"client/transport/HttpRequest.class", "client/HttpClient.class", "io/Content.class"}) {
+                assertNotNull(jar.getEntry("shaded/org/eclipse/jetty/" + name), name);
+                assertNull(jar.getEntry("org/eclipse/jetty/" + name), name);
+            }
+        }
+    }
+
+    /** Jetty HttpClient 12 relocated with everything of Jetty's (its http, io and util packages), as a fat jar has it. */
+    @ParameterizedTest(name = "jetty relocated, {0}")
+    @CsvSource({"ALWAYS_ZERO", "CONSTANT_OVERSTATED"})
+    void aRelocatedJettyIsGovernedAsTheOriginalIs(Behaviour behaviour) throws Exception {
+        aRelocatedClientIsGovernedAsTheOriginalIs("jetty", behaviour);
+    }
+
+    @Test
     void withoutTheAgentTheSameJarLosesRecords() throws Exception {
         try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 10, 2_000))) {
             ScraperRun run = ScraperRun.runAsGiven(fatJar(), null, "apache4", portal.baseUrl(), RECORDS);

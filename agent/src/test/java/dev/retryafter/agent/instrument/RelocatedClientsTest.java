@@ -57,6 +57,8 @@ class RelocatedClientsTest {
             "okhttp3.internal.http.RetryAndFollowUpInterceptor, shaded/",
             "okhttp3.internal.connection.RealCall, com/acme/deps/",
             "okhttp3.internal.connection.RealCall$AsyncCall, shaded/",
+            "org.eclipse.jetty.client.transport.HttpRequest, shaded/",
+            "org.eclipse.jetty.client.HttpClient, org/eclipse/jetty/=com/acme/deps/",
     })
     void aRelocatedClientClassIsAdvisedWithRelocatedAdviceAndStillVerifies(String original, String prefix) throws Exception {
         Relocating loader = new Relocating(here, prefix);
@@ -136,7 +138,7 @@ class RelocatedClientsTest {
 
     private static boolean isClientType(String internalName) {
         return internalName.startsWith("org/apache/http/") || internalName.startsWith("org/apache/hc/")
-                || internalName.startsWith("okhttp3/");
+                || internalName.startsWith("okhttp3/") || internalName.startsWith("org/eclipse/jetty/");
     }
 
     /** Every class name a class file refers to. */
@@ -189,7 +191,7 @@ class RelocatedClientsTest {
      * their class files and resources alike.
      */
     static final class Relocating extends ClassLoader {
-        private static final String[] ROOTS = {"org/apache/http/", "org/apache/hc/", "okhttp3/", "okio/"};
+        private static final String[] ROOTS = {"org/apache/http/", "org/apache/hc/", "okhttp3/", "okio/", "org/eclipse/jetty/"};
         private final String prefix;
 
         Relocating(ClassLoader parent, String prefix) {

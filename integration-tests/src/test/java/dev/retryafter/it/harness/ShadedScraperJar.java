@@ -25,9 +25,9 @@ import java.util.zip.ZipFile;
 import java.util.zip.ZipOutputStream;
 
 /**
- * The demo's legacy scraper as a fat jar whose Apache HttpClient 4 and 5, HttpAsyncClient 4.1 and 5 and OkHttp 4
- * are relocated, as maven-shade's {@code relocations} leave them: {@code org.apache.http} to {@code shaded.org.apache.http},
- * {@code org.apache.hc} to {@code shaded.org.apache.hc}, {@code okhttp3} and {@code okio} under {@code shaded.}. Made once per test JVM, with ASM's
+ * The demo's legacy scraper as a fat jar whose Apache HttpClient 4 and 5, HttpAsyncClient 4.1 and 5, OkHttp 4 and
+ * Jetty HttpClient 12 are relocated, as maven-shade's {@code relocations} leave them: {@code org.apache.http} to {@code shaded.org.apache.http},
+ * {@code org.apache.hc} to {@code shaded.org.apache.hc}, {@code okhttp3}, {@code okio} and {@code org.eclipse.jetty} under {@code shaded.}. Made once per test JVM, with ASM's
  * {@link ClassRemapper}, which is what the shade plugin runs: every class file that may name those
  * packages (the scraper's, the clients') is rewritten, and their resources move with them.
  * Kotlin's standard library, slf4j and commons-logging and -codec go in unchanged.
@@ -38,7 +38,8 @@ public final class ShadedScraperJar {
             "org/apache/http/", "shaded/org/apache/http/",
             "org/apache/hc/", "shaded/org/apache/hc/",
             "okhttp3/", "shaded/okhttp3/",
-            "okio/", "shaded/okio/");
+            "okio/", "shaded/okio/",
+            "org/eclipse/jetty/", "shaded/org/eclipse/jetty/");
 
     private static Path jar;
 
@@ -54,7 +55,7 @@ public final class ShadedScraperJar {
     }
 
     private static Path build(Path target) throws IOException {
-        List<String> sources = TestClasspath.entries(TestClasspath.SCRAPER.or(name -> name.startsWith("httpasyncclient")));
+        List<String> sources = TestClasspath.entries(TestClasspath.DEMO);
         Path temporary = Files.createTempFile(target.getParent(), "shaded-scraper-", ".jar");
         Set<String> written = new HashSet<>();
         try (ZipOutputStream out = new ZipOutputStream(new BufferedOutputStream(Files.newOutputStream(temporary)))) {

@@ -11,11 +11,8 @@ import java.net.URI;
  */
 final class Jetty12Api extends JettyApi {
 
-    final Class<?> responseListener;
-    final Class<?> completeListener;
     final Class<?> protocolHandler;
     private final Method copy;
-    private final Method getURI;
     private final Method getBody;
     private final Method rewind;
     private final Method requestListeners;
@@ -29,36 +26,17 @@ final class Jetty12Api extends JettyApi {
     private final Method emitFailureComplete;
     private final Constructor<?> newResponse;
     private final Constructor<?> newResult;
-    private final Method getResponse;
-    private final Method getFailure;
     /** {@code AsyncContentListener.onContentSource} and {@code ContentListener.onContent(Response, Chunk, Runnable)}: Jetty's own reading loop. */
     final Method readSource;
     final Method readChunk;
     private final Method invokeDefault;
 
-    Jetty12Api(ClassLoader loader) throws ReflectiveOperationException {
-        super(loader, "Jetty");
-        Class<?> request = type(CLIENT + "Request");
-        Class<?> httpRequest = type(CLIENT + "transport.HttpRequest");
-        Class<?> response = type(CLIENT + "Response");
-        responseListener = type(CLIENT + "Response$Listener");
-        completeListener = type(CLIENT + "Response$CompleteListener");
-        protocolHandler = type(CLIENT + "ProtocolHandler");
-        Class<?> conversation = type(CLIENT + "transport.HttpConversation");
-        Class<?> listeners = type(CLIENT + "transport.ResponseListeners");
-        Class<?> result = type(CLIENT + "Result");
-        Class<?> field = type("org.eclipse.jetty.http.HttpField");
-        Class<?> fields = type("org.eclipse.jetty.http.HttpFields");
-        Class<?> source = type("org.eclipse.jetty.io.Content$Source");
-        Class<?> chunk = type("org.eclipse.jetty.io.Content$Chunk");
-        getConversation = httpRequest.getMethod("getConversation");
-        getAttribute = conversation.getMethod("getAttribute", String.class);
-        setAttribute = conversation.getMethod("setAttribute", String.class, Object.class);
+    Jetty12Api(ClassLoader loader, String root) throws ReflectiveOperationException {
+        super(loader, root, "Jetty", "", "transport.");
+        protocolHandler = clientType("ProtocolHandler");
+        Class<?> listeners = clientType("transport.ResponseListeners");
+        Class<?> source = type("io.Content$Source");
         copy = httpRequest.getMethod("copy", URI.class);
-        getURI = request.getMethod("getURI");
-        send = request.getMethod("send", completeListener);
-        onComplete = request.getMethod("onComplete", completeListener);
-        getAbortCause = request.getMethod("getAbortCause");
         getBody = request.getMethod("getBody");
         rewind = source.getMethod("rewind");
         requestListeners = httpRequest.getMethod("getResponseListeners");
@@ -70,23 +48,11 @@ final class Jetty12Api extends JettyApi {
         notifyContentSource = listeners.getMethod("notifyContentSource", response, source);
         addCompleteListener = listeners.getMethod("addCompleteListener", completeListener, boolean.class);
         emitFailureComplete = listeners.getMethod("emitFailureComplete", result);
-        getStatus = response.getMethod("getStatus");
-        getHeaders = response.getMethod("getHeaders");
-        headerValue = fields.getMethod("get", String.class);
-        fieldName = field.getMethod("getName");
-        fieldValue = field.getMethod("getValue");
-        newResponse = type(CLIENT + "transport.HttpResponse").getConstructor(request);
-        getResponse = result.getMethod("getResponse");
-        getFailure = result.getMethod("getFailure");
+        newResponse = clientType("transport.HttpResponse").getConstructor(request);
         newResult = result.getConstructor(request, Throwable.class, response, Throwable.class);
-        readSource = type(CLIENT + "Response$AsyncContentListener").getMethod("onContentSource", response, source);
-        readChunk = type(CLIENT + "Response$ContentListener").getMethod("onContent", response, chunk, Runnable.class);
+        readSource = clientType("Response$AsyncContentListener").getMethod("onContentSource", response, source);
+        readChunk = clientType("Response$ContentListener").getMethod("onContent", response, type("io.Content$Chunk"), Runnable.class);
         invokeDefault = InvocationHandler.class.getMethod("invokeDefault", Object.class, Method.class, Object[].class);
-    }
-
-    @Override
-    protected Class<?> completeListener() {
-        return completeListener;
     }
 
     Object copy(Object request) throws Exception {
@@ -138,7 +104,7 @@ final class Jetty12Api extends JettyApi {
     /** Fails a conversation after a refused exchange of it: its application listeners hear the failure. */
     @Override
     protected void failConversation(Object request, Object response, Throwable failure) throws Exception {
-        failWith(applicationListeners(conversation(request)), request, response, failure);
+        failWith(applicationListeners(conversation(request)), request, response != null ? response : newResponse.newInstance(request), failure);
     }
 
     private void failWith(Object listeners, Object request, Object response, Throwable failure) throws Exception {
@@ -153,16 +119,6 @@ final class Jetty12Api extends JettyApi {
     @Override
     protected Object retryCopy(Object httpClient, Object request) throws Exception {
         return rewound(request) ? copy(request) : null;
-    }
-
-    @Override
-    protected Object responseOf(Object result) throws Exception {
-        return call(getResponse, result);
-    }
-
-    @Override
-    protected Throwable failureOf(Object result) throws Exception {
-        return (Throwable) call(getFailure, result);
     }
 
     @Override

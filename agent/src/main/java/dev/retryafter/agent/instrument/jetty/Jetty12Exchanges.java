@@ -1,13 +1,6 @@
 package dev.retryafter.agent.instrument.jetty;
 
-import dev.retryafter.agent.log.AgentLog;
-import dev.retryafter.agent.instrument.ModuleHooks;
-
 import java.lang.reflect.InvocationHandler;
-import java.util.Collections;
-import java.util.Map;
-import java.util.WeakHashMap;
-import java.util.concurrent.Executor;
 
 /**
  * Jetty 12's side of {@link JettyExchanges}: its advice hands over what the request says of itself, and a refusal is
@@ -15,81 +8,44 @@ import java.util.concurrent.Executor;
  * core's. Only a body Jetty can rewind ({@code Content.Source.rewind}) is sent again, in a copy
  * ({@code HttpRequest.copy}).
  */
-public final class Jetty12Exchanges implements ModuleHooks {
+public final class Jetty12Exchanges extends JettyHooks<Jetty12Api> {
 
-    /** {@code send(listener)}: request, listener, scheme, host, port, replayable, the client's executor. TRUE: the agent sends it. */
+    /** {@code send(listener)}: request, listener, scheme, host, port, replayable, the request's HttpClient. TRUE: the agent sends it. */
     public static final String SEND = "jetty.send";
     /** {@code findProtocolHandler}: request, response, status. */
     public static final String REFUSAL = "jetty.refusal";
 
-    private final JettyExchanges core;
-    private final Map<ClassLoader, Jetty12Api> apis = Collections.synchronizedMap(new WeakHashMap<ClassLoader, Jetty12Api>());
-
     public Jetty12Exchanges(JettyExchanges core) {
-        this.core = core;
+        super(core, SEND, REFUSAL, "client.transport.HttpRequest");
     }
 
     @Override
-    public String[] hooks() {
-        return new String[] {SEND, REFUSAL};
+    protected Jetty12Api newApi(ClassLoader loader, String root) throws ReflectiveOperationException {
+        return new Jetty12Api(loader, root);
     }
 
-    /** Off, a request whose turn the agent granted is still let through: it holds a permit. */
     @Override
-    public Object call(String hook, Object[] a, NewCalls newCalls) {
-        if (hook.equals(REFUSAL)) {
-            return refusal(a[0], a[1], (Integer) a[2]);
-        }
-        boolean own = send(a[0], a[1], (String) a[2], (String) a[3], (Integer) a[4], (Boolean) a[5], (Executor) a[6], newCalls);
-        return own ? Boolean.TRUE : null;
-    }
-
-    /** True when the agent sends the request itself once its turn has come, or has failed it (a held host). */
-    public boolean send(Object request, Object listener, String scheme, String host, int port, boolean replayable,
-                        Executor executor, NewCalls newCalls) {
-        if (request == null || core.isOwnSend(request) || host == null || !newCalls.governed()) {
-            return false;
-        }
-        Jetty12Api api;
-        try {
-            api = api(request);
-        } catch (Throwable t) {
-            AgentLog.failure("governing a Jetty request", t);
-            return false;
-        }
-        return core.send(api, request, listener, scheme, host, port, replayable, null, executor);
+    protected boolean send(Jetty12Api api, Object[] a, NewCalls newCalls) {
+        String host = (String) a[3];
+        return host != null && newCalls.governed()
+                && core.send(api, a[0], a[1], (String) a[2], host, (Integer) a[4], (Boolean) a[5], a[6]);
     }
 
     /** At a response's status line: the agent's protocol handler for a governed refusal, else null. */
-    public Object refusal(Object request, Object response, int status) {
-        try {
-            InvocationHandler refused = core.refusal(request, status);
-            if (refused == null) {
-                return null;
-            }
-            Jetty12Api api = api(request);
-            Object listener = api.proxy(api.responseListener, refused);
-            return api.proxy(api.protocolHandler, (proxy, method, args) -> {
-                switch (method.getName()) {
-                    case "getName": return "retry-after-agent";
-                    case "accept": return Boolean.TRUE;
-                    case "getResponseListener": return listener;
-                    default: return JettyExchanges.objectMethod(proxy, method, args);
-                }
-            });
-        } catch (Throwable t) {
-            AgentLog.failure("taking a Jetty refusal", t);
+    @Override
+    protected Object refusal(Jetty12Api api, Object[] a) {
+        InvocationHandler refused = core.refusal(a[0], (Integer) a[2]);
+        if (refused == null) {
             return null;
         }
-    }
-
-    private Jetty12Api api(Object request) throws ReflectiveOperationException {
-        ClassLoader loader = request.getClass().getClassLoader();
-        Jetty12Api api = apis.get(loader);
-        if (api == null) {
-            api = new Jetty12Api(loader);
-            apis.put(loader, api);
-        }
-        return api;
+        Object listener = api.proxy(api.responseListener, refused);
+        return api.proxy(api.protocolHandler, (proxy, method, args) -> {
+            switch (method.getName()) {
+                case "getName": return "retry-after-agent";
+                case "accept": return Boolean.TRUE;
+                case "getResponseListener": return listener;
+                default: return JettyExchanges.objectMethod(proxy, method, args);
+            }
+        });
     }
 }

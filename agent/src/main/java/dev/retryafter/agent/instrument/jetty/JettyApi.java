@@ -4,69 +4,136 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.Deque;
+import java.util.concurrent.Executor;
 
 /**
  * A Jetty client's API as the shared core ({@link JettyExchanges}) uses it, reached by reflection through the class
  * loader of the request in hand (the agent's own loader cannot see it), with listeners made as proxies of its
  * interfaces. One shim per API: {@link Jetty12Api} ({@code org.eclipse.jetty.client}, Jetty 12) and
- * {@code jetty9to11.Jetty9to11Api} ({@code org.eclipse.jetty.client.api}, Jetty 9.4, 10 and 11). One per Jetty class loader.
+ * {@code jetty9to11.Jetty9to11Api} ({@code org.eclipse.jetty.client.api}, Jetty 9.4, 10 and 11). One per copy of Jetty:
+ * its class loader, and its root package, which a fat jar may have relocated ({@code shaded.org.eclipse.jetty.}).
  */
 public abstract class JettyApi {
 
-    protected static final String CLIENT = "org.eclipse.jetty.client.";
-
     protected final ClassLoader loader;
+    /** Jetty's root package in this copy: {@code "org.eclipse.jetty."}, or where a fat jar relocated it. */
+    private final String root;
     /** How failures name the client: {@code "Jetty"}. */
     final String client;
+    /** The client's types both APIs have, each in its own package. */
+    protected final Class<?> request;
+    protected final Class<?> httpRequest;
+    protected final Class<?> response;
+    protected final Class<?> conversation;
+    protected final Class<?> completeListener;
+    /** {@code Response.Listener}: what takes a governed refusal's exchange. */
+    final Class<?> responseListener;
+    protected final Class<?> result;
+    protected final Class<?> field;
+    private final Method getConversation;
+    /** The conversation's {@code getAttribute(String)} and {@code setAttribute(String, Object)}. */
+    private final Method getAttribute;
+    private final Method setAttribute;
+    private final Method getExchanges;
+    private final Method exchangeRequest;
+    private final Method exchangeResponse;
+    protected final Method getURI;
+    private final Method send;
+    private final Method onComplete;
+    private final Method getAbortCause;
+    private final Method getStatus;
+    private final Method getHeaders;
+    private final Method headerValue;
+    private final Method fieldName;
+    private final Method fieldValue;
+    private final Method getResponse;
+    private final Method getFailure;
+    private final Method getExecutor;
 
-    protected JettyApi(ClassLoader loader, String client) {
+    /**
+     * Finds what both APIs name alike: {@code api} is the package of the client's interfaces below {@code client.}
+     * ({@code ""} in 12, {@code "api."} before), {@code impl} that of their implementations ({@code "transport."} in 12,
+     * {@code ""} before).
+     */
+    protected JettyApi(ClassLoader loader, String root, String client, String api, String impl) throws ReflectiveOperationException {
         this.loader = loader;
+        this.root = root;
         this.client = client;
+        request = clientType(api + "Request");
+        httpRequest = clientType(impl + "HttpRequest");
+        response = clientType(api + "Response");
+        conversation = clientType(impl + "HttpConversation");
+        completeListener = clientType(api + "Response$CompleteListener");
+        responseListener = clientType(api + "Response$Listener");
+        result = clientType(api + "Result");
+        Class<?> exchange = clientType(impl + "HttpExchange");
+        field = type("http.HttpField");
+        getConversation = httpRequest.getMethod("getConversation");
+        getAttribute = conversation.getMethod("getAttribute", String.class);
+        setAttribute = conversation.getMethod("setAttribute", String.class, Object.class);
+        getExchanges = conversation.getMethod("getExchanges");
+        exchangeRequest = exchange.getMethod("getRequest");
+        exchangeResponse = exchange.getMethod("getResponse");
+        getURI = request.getMethod("getURI");
+        send = request.getMethod("send", completeListener);
+        onComplete = request.getMethod("onComplete", completeListener);
+        getAbortCause = request.getMethod("getAbortCause");
+        getStatus = response.getMethod("getStatus");
+        getHeaders = response.getMethod("getHeaders");
+        headerValue = type("http.HttpFields").getMethod("get", String.class);
+        fieldName = field.getMethod("getName");
+        fieldValue = field.getMethod("getValue");
+        getResponse = result.getMethod("getResponse");
+        getFailure = result.getMethod("getFailure");
+        getExecutor = clientType("HttpClient").getMethod("getExecutor");
     }
 
+    /** The class {@code name} below Jetty's root package: {@code "http.HttpField"}. */
     protected final Class<?> type(String name) throws ClassNotFoundException {
-        return Class.forName(name, false, loader);
+        return Class.forName(root + name, false, loader);
+    }
+
+    protected final Class<?> clientType(String name) throws ClassNotFoundException {
+        return type("client." + name);
+    }
+
+    public final Class<?> responseListener() {
+        return responseListener;
     }
 
     public final Object proxy(Class<?> type, InvocationHandler handler) {
         return Proxy.newProxyInstance(loader, new Class<?>[] {type}, handler);
     }
 
-    /** The methods both APIs have under the same names, found by each shim's constructor on its own types. */
-    protected Method getConversation;
-    /** The conversation's {@code getAttribute(String)} and {@code setAttribute(String, Object)}. */
-    protected Method getAttribute;
-    protected Method setAttribute;
-    protected Method send;
-    protected Method onComplete;
-    protected Method getAbortCause;
-    protected Method getStatus;
-    protected Method getHeaders;
-    protected Method headerValue;
-    protected Method fieldName;
-    protected Method fieldValue;
-
-    /** {@code Response.CompleteListener}. */
-    protected abstract Class<?> completeListener();
-
     protected final Object conversation(Object request) throws Exception {
         return call(getConversation, request);
     }
 
-    /** The attribute a conversation keeps the agent's call of its last exchange in. */
-    private static final String CALL_ATTRIBUTE = "dev.retryafter.agent.call";
+    /** The attribute a conversation keeps the agent's governed request of its last exchange in. */
+    private static final String UNDER_WAY = "dev.retryafter.agent.call";
 
     /**
-     * The call the conversation's last exchange took its turn as; null: none yet. Kept on the conversation itself,
-     * not in a map keyed by it: Jetty 12's HttpConversation is equal to any other with the same attributes
+     * The governed request the conversation's last exchange took its turn as; null: none yet. Kept on the conversation
+     * itself, not in a map keyed by it: Jetty 12's HttpConversation is equal to any other with the same attributes
      * (Attributes.Lazy), so two threads' fresh conversations would share a key and one end the other's turn.
      */
-    final Object conversationCall(Object conversation) throws Exception {
-        return call(getAttribute, conversation, CALL_ATTRIBUTE);
+    final Object underWay(Object conversation) throws Exception {
+        return call(getAttribute, conversation, UNDER_WAY);
     }
 
-    final void conversationCall(Object conversation, Object call) throws Exception {
-        call(setAttribute, conversation, CALL_ATTRIBUTE, call);
+    final void underWay(Object conversation, Object governed) throws Exception {
+        call(setAttribute, conversation, UNDER_WAY, governed);
+    }
+
+    /** The exchange under way in {@code conversation}: its {@code {request, response}}, or null before the first. */
+    public final Object[] lastExchange(Object conversation) throws Exception {
+        Object last = ((Deque<?>) call(getExchanges, conversation)).peekLast();
+        return last == null ? null : new Object[] {call(exchangeRequest, last), call(exchangeResponse, last)};
+    }
+
+    final Executor executor(Object httpClient) throws Exception {
+        return httpClient == null ? null : (Executor) call(getExecutor, httpClient);
     }
 
     final void send(Object request, Object listener) throws Exception {
@@ -120,9 +187,13 @@ public abstract class JettyApi {
     protected abstract void failConversation(Object request, Object response, Throwable failure) throws Exception;
 
     /** A {@code Result}'s response and failure. */
-    protected abstract Object responseOf(Object result) throws Exception;
+    final Object responseOf(Object result) throws Exception {
+        return call(getResponse, result);
+    }
 
-    protected abstract Throwable failureOf(Object result) throws Exception;
+    final Throwable failureOf(Object result) throws Exception {
+        return (Throwable) call(getFailure, result);
+    }
 
     /** The content side of one refused exchange's listener. */
     protected abstract Content content();

@@ -41,23 +41,64 @@ public final class JettyExchanges {
         this.engine = engine;
     }
 
-    /** One request as the application sent it, through its attempts. */
-    private static final class Governed {
+    /**
+     * One request as the application sent it, or as Jetty followed it up (a redirect), through its attempts. The
+     * application's request is the listener of its conversation's end ({@link #invoke}).
+     */
+    private static final class Governed implements InvocationHandler {
         final JettyApi api;
         final Call call;
         final Object original;
-        /** The request's {@code HttpClient}: 9.4-11 copy a request through it. */
+        /** The request's {@code HttpClient}: its executor runs the agent's sends; 9.4-11 copy a request through it. */
         final Object httpClient;
-        final Executor executor;
-        /** Whether the engine has had the response that ends the conversation (a refusal handed back). */
+        /** Whether the engine has had the response that ends this request's attempts (a refusal handed back, a redirect). */
         volatile boolean answered;
 
-        Governed(JettyApi api, Call call, Object original, Object httpClient, Executor executor) {
+        Governed(JettyApi api, Call call, Object original, Object httpClient) {
             this.api = api;
             this.call = call;
             this.original = original;
             this.httpClient = httpClient;
-            this.executor = executor;
+        }
+
+        /**
+         * The attempt under way is over: the engine is told {@code response} (null: none came) unless it has decided on
+         * this request's answer already, and the attempt's permit goes back.
+         */
+        void end(Object response) {
+            try {
+                int status = response == null ? 0 : api.status(response);
+                if (!answered && status > 0) {
+                    tell(api, call, status, api.headers(response));
+                }
+            } catch (Throwable t) {
+                AgentLog.failure("reading a " + api.client + " response", t);
+            } finally {
+                answered = true;
+                call.endAttempt();
+            }
+        }
+
+        /**
+         * The conversation the application hears is over: the request it ended on (this one, or the last follow-up)
+         * ends with its response. Heard once, with the conversation's first request's listeners, whatever follow-ups and
+         * copies came between: a follow-up's own listeners are not heard once the agent has sent a copy of it.
+         */
+        @Override
+        public Object invoke(Object proxy, Method method, Object[] args) {
+            if (!method.getName().equals("onComplete")) {
+                return objectMethod(proxy, method, args);
+            }
+            Governed last = this;
+            Object response = null;
+            try {
+                last = (Governed) api.underWay(api.conversation(original));
+                response = args == null || args.length == 0 ? null : api.responseOf(args[0]);
+            } catch (Throwable t) {
+                AgentLog.failure("ending a " + api.client + " attempt", t);
+            }
+            last.end(response);
+            return null;
         }
     }
 
@@ -68,25 +109,35 @@ public final class JettyExchanges {
 
     /** Whether a governed call is under way in {@code conversation}. */
     public boolean isGoverned(JettyApi api, Object conversation) throws Exception {
-        return api.conversationCall(conversation) instanceof Call;
+        return api.underWay(conversation) instanceof Governed;
     }
 
-    /** True when the agent sends the request itself once its turn has come, or has failed it (a held host). */
+    /**
+     * True when the agent sends the request itself once its turn has come, or has failed it (a held host). A request
+     * Jetty sends in a conversation a governed one began (a redirect's follow-up) is a call of its own: the exchange it
+     * follows is over, and the conversation's end is its to tell.
+     */
     public boolean send(JettyApi api, Object request, Object listener, String scheme, String host, int port, boolean replayable,
-                        Object httpClient, Executor executor) {
+                        Object httpClient) {
         Governed governed;
+        Object before;
         CompletableFuture<Void> turn;
         try {
             Object conversation = api.conversation(request);
-            Object before = api.conversationCall(conversation);
-            if (before instanceof Call) { // the governed call the conversation is on
-                ((Call) before).endAttempt(); // Jetty's own follow-up (a redirect): the exchange it follows is over
+            before = api.underWay(conversation);
+            if (before instanceof Governed) {
+                // Jetty's own follow-up (a redirect): the exchange it follows is over, and its own response (the 302) is
+                // what the engine learns of it, not the follow-up's, which the conversation ends with.
+                Object[] followed = api.lastExchange(conversation);
+                ((Governed) before).end(followed == null ? null : followed[1]);
             }
             Call call = engine.open(Endpoint.host(host), Endpoint.port(scheme, port), replayable);
-            governed = new Governed(api, call, request, httpClient, executor);
-            api.onComplete(request, api.proxy(api.completeListener(), new Ended(governed)));
+            governed = new Governed(api, call, request, httpClient);
+            if (before == null) {
+                api.onComplete(request, api.proxy(api.completeListener, governed));
+            }
             requests.put(request, governed);
-            api.conversationCall(conversation, call);
+            api.underWay(conversation, governed);
             turn = Turns.start(call);
         } catch (Throwable t) {
             AgentLog.failure("governing a " + api.client + " request", t);
@@ -98,7 +149,11 @@ public final class JettyExchanges {
         turn.whenComplete((went, failure) -> run(governed, "sending a governed " + api.client + " request", () -> {
             Throwable cause = unwrap(failure);
             if (cause instanceof HostHeldException) {
-                governed.api.failUnsent(request, listener, cause);
+                if (before instanceof Governed) { // a follow-up: the application listens to the conversation's first request
+                    governed.api.failConversation(request, null, cause);
+                } else {
+                    governed.api.failUnsent(request, listener, cause);
+                }
                 return;
             }
             if (cause != null) {
@@ -143,8 +198,9 @@ public final class JettyExchanges {
             }
         };
         try {
-            if (governed.executor != null) {
-                governed.executor.execute(guarded);
+            Executor executor = governed.api.executor(governed.httpClient);
+            if (executor != null) {
+                executor.execute(guarded);
                 return;
             }
         } catch (Throwable rejected) {
@@ -168,44 +224,6 @@ public final class JettyExchanges {
             case "hashCode": return System.identityHashCode(proxy);
             case "toString": return "retry-after-agent@" + Integer.toHexString(System.identityHashCode(proxy));
             default: return method.getReturnType() == boolean.class ? Boolean.TRUE : null;
-        }
-    }
-
-    /**
-     * The exchange the application hears is over: the engine learns from a response it has not decided on (an
-     * admission, or a refusal left to the client in observe mode), and the attempt's permit goes back.
-     */
-    private static final class Ended implements InvocationHandler {
-        private final Governed governed;
-
-        Ended(Governed governed) {
-            this.governed = governed;
-        }
-
-        @Override
-        public Object invoke(Object proxy, Method method, Object[] args) {
-            if (method.getName().equals("onComplete")) {
-                JettyApi api = governed.api;
-                Call call = governed.call;
-                try {
-                    if (!governed.answered) {
-                        Object response = args == null || args.length == 0 ? null : api.responseOf(args[0]);
-                        int status = response == null ? 0 : api.status(response);
-                        if (status > 0) {
-                            tell(api, call, status, api.headers(response));
-                        }
-                    }
-                } catch (Throwable t) {
-                    AgentLog.failure("reading a " + api.client + " response", t);
-                }
-                try {
-                    call.endAttempt();
-                } catch (Throwable t) {
-                    AgentLog.failure("ending a " + api.client + " attempt", t);
-                }
-                return null;
-            }
-            return objectMethod(proxy, method, args);
         }
     }
 

@@ -11,7 +11,8 @@ import org.eclipse.jetty.client.transport.HttpRequest;
 /**
  * Jetty 12's {@code HttpRequest.send(Response.CompleteListener)}, where both {@code send()} (which
  * blocks on a listener of its own) and {@code send(listener)} go. A request whose turn has not come
- * is not sent: the agent sends it itself, on the client's executor, once it has. Only a body Jetty
+ * is not sent: the agent sends it itself, on the client's executor, once it has. Relocated in a fat jar too: the
+ * agent reads the copy's types as relocated alike. Only a body Jetty
  * holds as bytes ({@code BytesRequestContent}, {@code StringRequestContent}, forms) can be sent again.
  */
 public final class SendAdvice {
@@ -24,6 +25,6 @@ public final class SendAdvice {
                          @Advice.FieldValue("client") HttpClient client) {
         Request.Content body = request.getBody();
         return AgentHooks.module("jetty.send", new Object[] {request, listener, request.getScheme(), request.getHost(), request.getPort(),
-            body == null || body instanceof BytesRequestContent, client.getExecutor()}) != null;
+            body == null || body instanceof BytesRequestContent, client}) != null;
     }
 }

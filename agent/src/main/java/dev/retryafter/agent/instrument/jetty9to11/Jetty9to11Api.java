@@ -8,7 +8,6 @@ import java.lang.reflect.Method;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.function.LongConsumer;
 import java.util.function.ObjLongConsumer;
@@ -22,10 +21,7 @@ import java.util.function.ObjLongConsumer;
  */
 final class Jetty9to11Api extends JettyApi {
 
-    final Class<?> listenerType;
-    final Class<?> completeListener;
     private final Class<?> demandedContentListener;
-    private final Method getURI;
     private final Method getRequestHeaders;
     private final Method getScheme;
     private final Method getHost;
@@ -35,12 +31,8 @@ final class Jetty9to11Api extends JettyApi {
     private volatile Method isReproducible;
     private final Method requestListeners;
     private final Method copyRequest;
-    private final Method getExecutor;
     private final Method updateResponseListeners;
     private final Method conversationListeners;
-    private final Method getExchanges;
-    private final Method exchangeRequest;
-    private final Method exchangeResponse;
     private final Object notifier;
     private final Method notifyBegin;
     private final Method notifyHeader;
@@ -50,32 +42,13 @@ final class Jetty9to11Api extends JettyApi {
     private final Method forwardFailureComplete;
     private final Method fieldsSize;
     private final Method succeeded;
-    private final Method getResponse;
-    private final Method getFailure;
     private final Constructor<?> newResponse;
 
-    Jetty9to11Api(ClassLoader loader) throws ReflectiveOperationException {
-        super(loader, "Jetty 9.4-11");
-        Class<?> request = type(CLIENT + "api.Request");
-        Class<?> httpRequest = type(CLIENT + "HttpRequest");
-        Class<?> response = type(CLIENT + "api.Response");
-        Class<?> httpClient = type(CLIENT + "HttpClient");
-        listenerType = type(CLIENT + "api.Response$Listener");
-        completeListener = type(CLIENT + "api.Response$CompleteListener");
-        demandedContentListener = type(CLIENT + "api.Response$DemandedContentListener");
-        Class<?> conversation = type(CLIENT + "HttpConversation");
-        Class<?> exchange = type(CLIENT + "HttpExchange");
-        Class<?> notifierType = type(CLIENT + "ResponseNotifier");
-        Class<?> field = type("org.eclipse.jetty.http.HttpField");
-        Class<?> fields = type("org.eclipse.jetty.http.HttpFields");
-        Class<?> callback = type("org.eclipse.jetty.util.Callback");
-        getConversation = httpRequest.getMethod("getConversation");
-        getAttribute = conversation.getMethod("getAttribute", String.class);
-        setAttribute = conversation.getMethod("setAttribute", String.class, Object.class);
-        getURI = request.getMethod("getURI");
-        send = request.getMethod("send", completeListener);
-        onComplete = request.getMethod("onComplete", completeListener);
-        getAbortCause = request.getMethod("getAbortCause");
+    Jetty9to11Api(ClassLoader loader, String root) throws ReflectiveOperationException {
+        super(loader, root, "Jetty 9.4-11", "api.", "");
+        demandedContentListener = clientType("api.Response$DemandedContentListener");
+        Class<?> notifierType = clientType("ResponseNotifier");
+        Class<?> callback = type("util.Callback");
         getRequestHeaders = request.getMethod("getHeaders");
         getScheme = request.getMethod("getScheme");
         getHost = request.getMethod("getHost");
@@ -89,14 +62,10 @@ final class Jetty9to11Api extends JettyApi {
         getBody = body;
         requestListeners = httpRequest.getDeclaredMethod("getResponseListeners");
         requestListeners.setAccessible(true); // protected
-        copyRequest = httpClient.getDeclaredMethod("copyRequest", httpRequest, URI.class);
+        copyRequest = clientType("HttpClient").getDeclaredMethod("copyRequest", httpRequest, URI.class);
         copyRequest.setAccessible(true); // protected: what Jetty's own redirects use
-        getExecutor = httpClient.getMethod("getExecutor");
-        updateResponseListeners = conversation.getMethod("updateResponseListeners", type(CLIENT + "api.Response$ResponseListener"));
+        updateResponseListeners = conversation.getMethod("updateResponseListeners", clientType("api.Response$ResponseListener"));
         conversationListeners = conversation.getMethod("getResponseListeners");
-        getExchanges = conversation.getMethod("getExchanges");
-        exchangeRequest = exchange.getMethod("getRequest");
-        exchangeResponse = exchange.getMethod("getResponse");
         notifier = notifierType.getConstructor().newInstance();
         notifyBegin = notifierType.getMethod("notifyBegin", List.class, response);
         notifyHeader = notifierType.getMethod("notifyHeader", List.class, response, field);
@@ -104,27 +73,9 @@ final class Jetty9to11Api extends JettyApi {
         notifyBeforeContent = notifierType.getMethod("notifyBeforeContent", response, ObjLongConsumer.class, List.class);
         notifyContent = notifierType.getMethod("notifyContent", response, ObjLongConsumer.class, ByteBuffer.class, callback, List.class);
         forwardFailureComplete = notifierType.getMethod("forwardFailureComplete", List.class, request, Throwable.class, response, Throwable.class);
-        getStatus = response.getMethod("getStatus");
-        getHeaders = response.getMethod("getHeaders");
-        fieldsSize = fields.getMethod("size");
-        headerValue = fields.getMethod("get", String.class);
-        fieldName = field.getMethod("getName");
-        fieldValue = field.getMethod("getValue");
+        fieldsSize = type("http.HttpFields").getMethod("size");
         succeeded = callback.getMethod("succeeded");
-        getResponse = type(CLIENT + "api.Result").getMethod("getResponse");
-        getFailure = type(CLIENT + "api.Result").getMethod("getFailure");
-        newResponse = type(CLIENT + "HttpResponse").getConstructor(request, List.class);
-    }
-
-    @Override
-    protected Class<?> completeListener() {
-        return completeListener;
-    }
-
-    /** The exchange under way in {@code conversation}: its {@code {request, response}}, or null before the first. */
-    Object[] lastExchange(Object conversation) throws Exception {
-        Object last = ((Deque<?>) call(getExchanges, conversation)).peekLast();
-        return last == null ? null : new Object[] {call(exchangeRequest, last), call(exchangeResponse, last)};
+        newResponse = clientType("HttpResponse").getConstructor(request, List.class);
     }
 
     /**
@@ -183,26 +134,12 @@ final class Jetty9to11Api extends JettyApi {
         return expect != null && expect.toLowerCase(java.util.Locale.ROOT).contains("100-continue");
     }
 
-    java.util.concurrent.Executor executor(Object client) throws Exception {
-        return (java.util.concurrent.Executor) call(getExecutor, client);
-    }
-
     int headerCount(Object response) throws Exception {
         return (Integer) call(fieldsSize, headers(response));
     }
 
     void succeeded(Object callback) throws Exception {
         call(succeeded, callback);
-    }
-
-    @Override
-    protected Object responseOf(Object result) throws Exception {
-        return call(getResponse, result);
-    }
-
-    @Override
-    protected Throwable failureOf(Object result) throws Exception {
-        return (Throwable) call(getFailure, result);
     }
 
     /** The conversation's listeners as Jetty would have chosen them with no protocol handler: the application's. */
