@@ -16,6 +16,7 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.zip.ZipFile;
 
@@ -27,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A scraper shipped as a fat jar whose HTTP client is relocated ({@code shaded.org.apache.http},
- * {@code shaded.org.apache.hc}, {@code shaded.okhttp3}), synchronous and asynchronous, the agent attached, against the lying loopback portals: the relocated
+ * {@code shaded.org.apache.hc}, {@code shaded.okhttp3}, {@code shaded.org.asynchttpclient}), synchronous and asynchronous, the agent attached, against the lying loopback portals: the relocated
  * client is governed as the original is. Without the agent the same jar loses records, so these tests can fail.
  */
 @Execution(ExecutionMode.CONCURRENT)
@@ -62,10 +63,18 @@ class RelocatedClientsTest {
     @CsvSource({"apache4, ALWAYS_ZERO", "apache4, CONSTANT_OVERSTATED", "okhttp, ALWAYS_ZERO", "okhttp, CONSTANT_OVERSTATED",
         "apache5-async, ALWAYS_ZERO", "apache5-async, CONSTANT_OVERSTATED", "apache4-async, ALWAYS_ZERO", "apache4-async, CONSTANT_OVERSTATED"})
     void aRelocatedClientIsGovernedAsTheOriginalIs(String client, Behaviour behaviour) throws Exception {
+        assertGoverned(fatJar(), client, behaviour);
+    }
+
+    /** Every record, the floor after a refusal, every request in the report, no client named as ungoverned. */
+    private static void assertGoverned(ChildJvm jvm, String client, Behaviour behaviour, String... more) throws Exception {
         try (PortalServer portal = new PortalServer(new PortalModel(behaviour, 10, 2_000))) {
-            ScraperRun run = ScraperRun.runAsGiven(fatJar(), POLICY, client, portal.baseUrl(), RECORDS);
+            ScraperRun run = ScraperRun.runAsGiven(jvm, POLICY, client, portal.baseUrl(), RECORDS, more);
             PortalStats stats = portal.stats();
             AgentReport.Host host = run.report().host("127.0.0.1:" + portal.port());
+            System.out.println(client + " relocated, " + behaviour + ": " + run.fetched + " of " + RECORDS + " fetched, " + stats.requests
+                    + " requests, " + stats.refusals + " refusals, shortest gap after a worker's own refusal "
+                    + stats.shortestGapAfterOwnRefusalMillis + " ms");
 
             assertEquals(RECORDS, run.fetched, () -> "every record arrives\n" + stats + "\n" + run);
             Inconclusive.unlessRefused(stats.refusals, () -> stats + "\n" + run); // so this test could fail
@@ -73,7 +82,26 @@ class RelocatedClientsTest {
             assertEquals(stats.requests, (long) host.number("requests"),
                     () -> "the report counts every request the portal saw: " + host + "\n" + stats);
             assertFalse(run.jvm.stderr.contains("ungoverned HTTP"), () -> "a governed relocated client is not named:\n" + run.jvm.stderr);
+            assertFalse(run.jvm.stderr.contains("internal failure"), run::toString);
         }
+    }
+
+    @Test
+    void theAsyncHttpClientFatJarHoldsItAndNettyRelocatedOnly() throws Exception {
+        try (ZipFile jar = new ZipFile(ShadedScraperJar.withAsyncHttpClient().toFile())) {
+            assertNotNull(jar.getEntry("shaded/org/asynchttpclient/DefaultAsyncHttpClient.class"));
+            assertNotNull(jar.getEntry("shaded/io/netty/handler/codec/http/HttpClientCodec.class"));
+            assertNull(jar.getEntry("org/asynchttpclient/DefaultAsyncHttpClient.class"));
+            assertNull(jar.getEntry("io/netty/handler/codec/http/HttpClientCodec.class"));
+        }
+    }
+
+    /** AsyncHttpClient 3 and its Netty relocated (shaded.org.asynchttpclient, shaded.io.netty), three workers, on Java 17. */
+    @ParameterizedTest(name = "AsyncHttpClient relocated, {0}")
+    @EnumSource(value = Behaviour.class, names = {"ALWAYS_ZERO", "CONSTANT_OVERSTATED"})
+    void aRelocatedAsyncHttpClientIsGovernedAsTheOriginalIs(Behaviour behaviour) throws Exception {
+        assertGoverned(new ChildJvm(Jdk.JAVA_17).classpathEntry(ShadedScraperJar.withAsyncHttpClient().toString()),
+                "dev.retryafter.it.apps.AsyncHttpClientFetcher", behaviour, "--threads", "3");
     }
 
     @Test
