@@ -18,6 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.nio.file.Path;
 import java.util.zip.ZipFile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,15 +48,18 @@ class RelocatedClientsTest {
 
     @Test
     void theFatJarHoldsTheClientsRelocatedOnly() throws Exception {
-        try (ZipFile jar = new ZipFile(ShadedScraperJar.get().toFile())) {
-            assertNotNull(jar.getEntry("shaded/org/apache/http/impl/client/InternalHttpClient.class"));
-            assertNotNull(jar.getEntry("shaded/okhttp3/internal/http/RetryAndFollowUpInterceptor.class"));
-            assertNotNull(jar.getEntry("shaded/org/apache/http/impl/nio/client/InternalHttpAsyncClient.class"));
-            assertNotNull(jar.getEntry("shaded/org/apache/hc/client5/http/impl/async/InternalAbstractHttpAsyncClient.class"));
-            assertNull(jar.getEntry("org/apache/http/impl/nio/client/InternalHttpAsyncClient.class"));
-            assertNull(jar.getEntry("org/apache/hc/client5/http/impl/async/InternalAbstractHttpAsyncClient.class"));
-            assertNull(jar.getEntry("org/apache/http/impl/client/InternalHttpClient.class"));
-            assertNull(jar.getEntry("okhttp3/internal/http/RetryAndFollowUpInterceptor.class"));
+        assertRelocatedOnly(ShadedScraperJar.get(), "org/apache/http/impl/client/InternalHttpClient.class",
+                "okhttp3/internal/http/RetryAndFollowUpInterceptor.class", "org/apache/http/impl/nio/client/InternalHttpAsyncClient.class",
+                "org/apache/hc/client5/http/impl/async/InternalAbstractHttpAsyncClient.class");
+    }
+
+    /** Each of {@code classes} (a class file's name) is in the jar under {@code shaded/} only. */
+    private static void assertRelocatedOnly(Path fatJar, String... classes) throws Exception {
+        try (ZipFile jar = new ZipFile(fatJar.toFile())) {
+            for (String name : classes) {
+                assertNotNull(jar.getEntry("shaded/" + name), name);
+                assertNull(jar.getEntry(name), name);
+            }
         }
     }
 
@@ -88,12 +92,8 @@ class RelocatedClientsTest {
 
     @Test
     void theAsyncHttpClientFatJarHoldsItAndNettyRelocatedOnly() throws Exception {
-        try (ZipFile jar = new ZipFile(ShadedScraperJar.withAsyncHttpClient().toFile())) {
-            assertNotNull(jar.getEntry("shaded/org/asynchttpclient/DefaultAsyncHttpClient.class"));
-            assertNotNull(jar.getEntry("shaded/io/netty/handler/codec/http/HttpClientCodec.class"));
-            assertNull(jar.getEntry("org/asynchttpclient/DefaultAsyncHttpClient.class"));
-            assertNull(jar.getEntry("io/netty/handler/codec/http/HttpClientCodec.class"));
-        }
+        assertRelocatedOnly(ShadedScraperJar.withAsyncHttpClient(), "org/asynchttpclient/DefaultAsyncHttpClient.class",
+                "io/netty/handler/codec/http/HttpClientCodec.class");
     }
 
     /** AsyncHttpClient 3 and its Netty relocated (shaded.org.asynchttpclient, shaded.io.netty), three workers, on Java 17. */

@@ -10,13 +10,10 @@ import dev.retryafter.agent.instrument.Target;
  */
 public final class AsyncHttpClientModule implements ClientModule {
 
-    public static final Target.Root ROOT = new Target.Root("org/asynchttpclient/", "AsyncHttpClient");
-    private static final String EXECUTE = "execute(Lorg/asynchttpclient/Request;Lorg/asynchttpclient/AsyncHandler;)"
-            + "Lorg/asynchttpclient/ListenableFuture;";
-
     @Override
     public Target[] targets() {
         return new Target[] {new Target("org.asynchttpclient.DefaultAsyncHttpClient").advise("execute/2", "asynchttpclient.ExecuteAdvice")
-                .relocatable(ROOT, EXECUTE)};
+                .relocatable(new Target.Root("org/asynchttpclient/", "AsyncHttpClient"),
+                        "execute(Lorg/asynchttpclient/Request;Lorg/asynchttpclient/AsyncHandler;)Lorg/asynchttpclient/ListenableFuture;")};
     }
 }

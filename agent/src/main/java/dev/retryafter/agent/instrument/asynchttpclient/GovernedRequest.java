@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 /**
- * One request as the application made it, through its attempts; and, as the invocation handler of a proxy of the
- * client's {@code ListenableFuture}, the future the application holds. Each attempt is the client's own
+ * One request as the application made it, through its attempts ({@link AsyncCall}: its turns); and, as the invocation
+ * handler of a proxy of the client's {@code ListenableFuture}, the future the application holds (its
+ * {@code toCompletableFuture()} is this call itself). Each attempt is the client's own
  * {@code execute} with an {@link Attempt} for handler; the future completes with the final attempt's outcome, as the
  * client's own future would have. Cancelling or aborting it abandons the request (its place in the host's queue, its
  * wait) and stops the attempt in flight; the application's handler hears it once.
