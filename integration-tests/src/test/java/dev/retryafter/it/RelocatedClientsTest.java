@@ -16,7 +16,9 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
+import java.nio.file.Path;
 import java.util.zip.ZipFile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A scraper shipped as a fat jar whose HTTP client is relocated ({@code shaded.org.apache.http},
- * {@code shaded.org.apache.hc}, {@code shaded.okhttp3}), synchronous and asynchronous, the agent attached, against the lying loopback portals: the relocated
+ * {@code shaded.org.apache.hc}, {@code shaded.okhttp3}, {@code shaded.org.asynchttpclient}), synchronous and asynchronous, the agent attached, against the lying loopback portals: the relocated
  * client is governed as the original is. Without the agent the same jar loses records, so these tests can fail.
  */
 @Execution(ExecutionMode.CONCURRENT)
@@ -46,15 +48,18 @@ class RelocatedClientsTest {
 
     @Test
     void theFatJarHoldsTheClientsRelocatedOnly() throws Exception {
-        try (ZipFile jar = new ZipFile(ShadedScraperJar.get().toFile())) {
-            assertNotNull(jar.getEntry("shaded/org/apache/http/impl/client/InternalHttpClient.class"));
-            assertNotNull(jar.getEntry("shaded/okhttp3/internal/http/RetryAndFollowUpInterceptor.class"));
-            assertNotNull(jar.getEntry("shaded/org/apache/http/impl/nio/client/InternalHttpAsyncClient.class"));
-            assertNotNull(jar.getEntry("shaded/org/apache/hc/client5/http/impl/async/InternalAbstractHttpAsyncClient.class"));
-            assertNull(jar.getEntry("org/apache/http/impl/nio/client/InternalHttpAsyncClient.class"));
-            assertNull(jar.getEntry("org/apache/hc/client5/http/impl/async/InternalAbstractHttpAsyncClient.class"));
-            assertNull(jar.getEntry("org/apache/http/impl/client/InternalHttpClient.class"));
-            assertNull(jar.getEntry("okhttp3/internal/http/RetryAndFollowUpInterceptor.class"));
+        assertRelocatedOnly(ShadedScraperJar.get(), "org/apache/http/impl/client/InternalHttpClient.class",
+                "okhttp3/internal/http/RetryAndFollowUpInterceptor.class", "org/apache/http/impl/nio/client/InternalHttpAsyncClient.class",
+                "org/apache/hc/client5/http/impl/async/InternalAbstractHttpAsyncClient.class");
+    }
+
+    /** Each of {@code classes} (a class file's name) is in the jar under {@code shaded/} only. */
+    private static void assertRelocatedOnly(Path fatJar, String... classes) throws Exception {
+        try (ZipFile jar = new ZipFile(fatJar.toFile())) {
+            for (String name : classes) {
+                assertNotNull(jar.getEntry("shaded/" + name), name);
+                assertNull(jar.getEntry(name), name);
+            }
         }
     }
 
@@ -62,10 +67,18 @@ class RelocatedClientsTest {
     @CsvSource({"apache4, ALWAYS_ZERO", "apache4, CONSTANT_OVERSTATED", "okhttp, ALWAYS_ZERO", "okhttp, CONSTANT_OVERSTATED",
         "apache5-async, ALWAYS_ZERO", "apache5-async, CONSTANT_OVERSTATED", "apache4-async, ALWAYS_ZERO", "apache4-async, CONSTANT_OVERSTATED"})
     void aRelocatedClientIsGovernedAsTheOriginalIs(String client, Behaviour behaviour) throws Exception {
+        assertGoverned(fatJar(), client, behaviour);
+    }
+
+    /** Every record, the floor after a refusal, every request in the report, no client named as ungoverned. */
+    private static void assertGoverned(ChildJvm jvm, String client, Behaviour behaviour, String... more) throws Exception {
         try (PortalServer portal = new PortalServer(new PortalModel(behaviour, 10, 2_000))) {
-            ScraperRun run = ScraperRun.runAsGiven(fatJar(), POLICY, client, portal.baseUrl(), RECORDS);
+            ScraperRun run = ScraperRun.runAsGiven(jvm, POLICY, client, portal.baseUrl(), RECORDS, more);
             PortalStats stats = portal.stats();
             AgentReport.Host host = run.report().host("127.0.0.1:" + portal.port());
+            System.out.println(client + " relocated, " + behaviour + ": " + run.fetched + " of " + RECORDS + " fetched, " + stats.requests
+                    + " requests, " + stats.refusals + " refusals, shortest gap after a worker's own refusal "
+                    + stats.shortestGapAfterOwnRefusalMillis + " ms");
 
             assertEquals(RECORDS, run.fetched, () -> "every record arrives\n" + stats + "\n" + run);
             Inconclusive.unlessRefused(stats.refusals, () -> stats + "\n" + run); // so this test could fail
@@ -73,17 +86,14 @@ class RelocatedClientsTest {
             assertEquals(stats.requests, (long) host.number("requests"),
                     () -> "the report counts every request the portal saw: " + host + "\n" + stats);
             assertFalse(run.jvm.stderr.contains("ungoverned HTTP"), () -> "a governed relocated client is not named:\n" + run.jvm.stderr);
+            assertFalse(run.jvm.stderr.contains("internal failure"), run::toString);
         }
     }
 
     @Test
     void theFatJarHoldsJettyRelocatedOnly() throws Exception {
-        try (ZipFile jar = new ZipFile(ShadedScraperJar.get().toFile())) {
-            for (String name : new String[] {"client/transport/HttpRequest.class", "client/HttpClient.class", "io/Content.class"}) {
-                assertNotNull(jar.getEntry("shaded/org/eclipse/jetty/" + name), name);
-                assertNull(jar.getEntry("org/eclipse/jetty/" + name), name);
-            }
-        }
+        assertRelocatedOnly(ShadedScraperJar.get(), "org/eclipse/jetty/client/transport/HttpRequest.class",
+                "org/eclipse/jetty/client/HttpClient.class", "org/eclipse/jetty/io/Content.class");
     }
 
     /** Jetty HttpClient 12 relocated with everything of Jetty's (its http, io and util packages), as a fat jar has it. */
@@ -91,6 +101,20 @@ class RelocatedClientsTest {
     @CsvSource({"ALWAYS_ZERO", "CONSTANT_OVERSTATED"})
     void aRelocatedJettyIsGovernedAsTheOriginalIs(Behaviour behaviour) throws Exception {
         aRelocatedClientIsGovernedAsTheOriginalIs("jetty", behaviour);
+    }
+
+    @Test
+    void theAsyncHttpClientFatJarHoldsItAndNettyRelocatedOnly() throws Exception {
+        assertRelocatedOnly(ShadedScraperJar.withAsyncHttpClient(), "org/asynchttpclient/DefaultAsyncHttpClient.class",
+                "io/netty/handler/codec/http/HttpClientCodec.class");
+    }
+
+    /** AsyncHttpClient 3 and its Netty relocated (shaded.org.asynchttpclient, shaded.io.netty), three workers, on Java 17. */
+    @ParameterizedTest(name = "AsyncHttpClient relocated, {0}")
+    @EnumSource(value = Behaviour.class, names = {"ALWAYS_ZERO", "CONSTANT_OVERSTATED"})
+    void aRelocatedAsyncHttpClientIsGovernedAsTheOriginalIs(Behaviour behaviour) throws Exception {
+        assertGoverned(new ChildJvm(Jdk.JAVA_17).classpathEntry(ShadedScraperJar.withAsyncHttpClient().toString()),
+                "dev.retryafter.it.apps.AsyncHttpClientFetcher", behaviour, "--threads", "3");
     }
 
     @Test

@@ -12,16 +12,46 @@ import java.util.concurrent.Future;
  * {@link AsyncExchange#DISCARD_BYTES}, else the exchange cancelled, which closes its connection. A client's attempt
  * says how its consumer's methods read and drop a body; {@link #outcome} is the attempt's own callback.
  */
-public abstract class AsyncAttempt implements InvocationHandler {
-    protected final AsyncExchange exchange;
+public abstract class AsyncAttempt<E extends AsyncExchange> implements InvocationHandler {
+    protected final E exchange;
+    /** The consumer's method that hands over a response head, its first argument, and how many it takes. */
+    private final String head;
+    private final int headArity;
     public final Outcome outcome = new Outcome();
     private volatile boolean discarding;
     private volatile Future<?> sent;
     private volatile CompletableFuture<Void> giveUp;
 
-    protected AsyncAttempt(AsyncExchange exchange) {
+    protected AsyncAttempt(E exchange, String head, int headArity) {
         this.exchange = exchange;
+        this.head = head;
+        this.headArity = headArity;
     }
+
+    /**
+     * The consumer's methods: the application's consumer's until the agent retries a refusal, then the discard's. Its
+     * {@code Object} methods are the proxy's own.
+     */
+    @Override
+    public final Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+        if (method.getDeclaringClass() == Object.class) {
+            return Proxies.identity(proxy, method, args);
+        }
+        if (discarding()) {
+            return discarded(method.getName(), args);
+        }
+        if (method.getName().equals(head) && args != null && args.length == headArity && refused(args[0])) {
+            discardFrom(args);
+            return null;
+        }
+        return Proxies.forward(method, exchange.consumer(), args);
+    }
+
+    /** The head of a refusal the agent retries has come, with {@code args}: its discard begins. */
+    protected abstract void discardFrom(Object[] args) throws ReflectiveOperationException;
+
+    /** A call on the consumer of a refusal being discarded: the application's consumer hears nothing of it. */
+    protected abstract Object discarded(String name, Object[] args) throws ReflectiveOperationException;
 
     public final boolean discarding() {
         return discarding;
@@ -32,7 +62,7 @@ public abstract class AsyncAttempt implements InvocationHandler {
     }
 
     /** True, and the refusal's body is to be discarded from now on, when the agent retries {@code response}. */
-    protected final boolean refused(Object response) {
+    private boolean refused(Object response) {
         if (!exchange.decideRetry(response)) {
             return false;
         }
@@ -72,7 +102,7 @@ public abstract class AsyncAttempt implements InvocationHandler {
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) {
             if (method.getDeclaringClass() == Object.class) {
-                return AsyncExchange.identity(proxy, method, args);
+                return Proxies.identity(proxy, method, args);
             }
             stopTimer();
             switch (method.getName()) {

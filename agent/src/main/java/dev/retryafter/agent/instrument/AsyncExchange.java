@@ -5,18 +5,11 @@ import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.Delays;
 import dev.retryafter.agent.engine.HostHeldException;
-import dev.retryafter.agent.report.Turns;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.Future;
 
 /**
@@ -25,143 +18,80 @@ import java.util.concurrent.Future;
  * asleep, until an outcome is final. Cancelling it abandons the call (its place in the host's queue, its wait) and
  * cancels the attempt in flight. A client's exchange says how to send one attempt through proxies of its own
  * interfaces, how to send the plain call (the fallback when the agent fails), and how to read a response's head; the
- * turns, the fallback, the outcome and the cancel are written here once.
+ * fallback, the outcome and the cancel are written here once, the turns in {@link AsyncCall}.
  */
-public abstract class AsyncExchange extends CompletableFuture<Object> {
+public abstract class AsyncExchange extends AsyncCall<Object> {
 
-    /** As the other adapters' discards: long enough for a small body on a slow link, short against any wait. */
-    public static final long DISCARD_MILLIS = 100;
-    public static final long DISCARD_BYTES = 64 * 1024;
-
-    /** Where the agent's own failures and delayed sends run: never the agent's delay thread, never an I/O dispatcher. */
-    public static final Executor ASYNC = ForkJoinPool.getCommonPoolParallelism() > 1 ? ForkJoinPool.commonPool() : new ThreadPerTask();
-
-    /** A class, not a lambda: see AgentInstaller. */
-    private static final class ThreadPerTask implements Executor {
-        @Override
-        public void execute(Runnable task) {
-            Thread thread = new Thread(task, "retry-after-agent-async");
-            thread.setDaemon(true);
-            thread.start();
-        }
-    }
-
-    protected final Call call;
     protected final CallDepth depth;
     protected final Delays delays;
-    /** How failures name the client: {@code "Apache async 4"}. */
-    private final String client;
-    private final ClassLoader loader;
-    private final Class<?> callbackType;
+    private final ClientShape shape;
+    /** The client, and its {@code execute}'s arguments as the application gave them. */
+    private final Object target;
+    protected final Object[] arguments;
+    /** The application's callback, null for none. */
     private final Object callback;
-    private final Method completed;
-    private final Method failed;
-    private final Method cancelled;
-    private final ResponseHeads heads;
-    private volatile Future<?> inFlight;
     private volatile boolean finished;
 
-    /**
-     * {@code callback} is the application's, null for none, with its three methods; {@code loader} and
-     * {@code callbackType} make the agent's callbacks of the same interface.
-     */
-    protected AsyncExchange(String client, Call call, CallDepth depth, Delays delays, ClassLoader loader, Class<?> callbackType,
-                            Object callback, Method completed, Method failed, Method cancelled, ResponseHeads heads) {
-        this.heads = heads;
-        this.client = client;
-        this.call = call;
+    /** {@code client}'s {@code execute}, as {@code shape} names it, called with {@code arguments}. */
+    protected AsyncExchange(String clientName, Call call, CallDepth depth, Delays delays, ClientShape shape, Object client,
+                            Object[] arguments) {
+        super(clientName, call);
+        this.shape = shape;
         this.depth = depth;
         this.delays = delays;
-        this.loader = loader;
-        this.callbackType = callbackType;
-        this.callback = callback;
-        this.completed = completed;
-        this.failed = failed;
-        this.cancelled = cancelled;
+        this.target = client;
+        this.arguments = arguments;
+        this.callback = arguments[shape.callback];
     }
 
     /** A new attempt's consumer, standing in front of the application's. */
-    protected abstract AsyncAttempt newAttempt();
+    protected abstract AsyncAttempt<?> newAttempt();
 
     /**
-     * What {@link #execute} needs for {@code attempt}: the client's proxies of it. An {@link InvocationTargetException}
-     * is the application's producer failing to start again, and is the call's outcome.
+     * The arguments of {@code attempt}: the application's, with the agent's consumer and callback. An
+     * {@link InvocationTargetException} is the application's producer failing to start again, and is the call's outcome.
      */
-    protected abstract Object prepare(AsyncAttempt attempt) throws Exception;
+    protected Object[] prepare(AsyncAttempt<?> attempt) throws Exception {
+        Object[] attemptArguments = arguments.clone();
+        attemptArguments[shape.consumer] = Proxy.newProxyInstance(shape.loader, new Class<?>[] {shape.consumerType}, attempt);
+        attemptArguments[shape.callback] = callbackProxy(attempt.outcome);
+        return attemptArguments;
+    }
 
-    /** One attempt through the client's own {@code execute}, with what {@link #prepare} made. */
-    protected abstract Future<?> execute(Object prepared) throws Exception;
+    /** The client's own {@code execute}: an attempt, or the plain call. */
+    protected Future<?> execute(Object[] executeArguments) throws Exception {
+        return (Future<?>) shape.execute.invoke(target, executeArguments);
+    }
 
     /** The application's request as the client alone would send it, its outcome told to {@code callbackProxy}. */
-    protected abstract Future<?> executePlain(Object callbackProxy) throws Exception;
+    protected Future<?> executePlain(Object callbackProxy) throws Exception {
+        Object[] plain = arguments.clone();
+        plain[shape.callback] = callbackProxy;
+        return execute(plain);
+    }
+
+    /** The application's response consumer. */
+    public final Object consumer() {
+        return arguments[shape.consumer];
+    }
 
     /** The call is over: what named it (a context attribute) no longer does. */
     protected void forget() {
     }
 
-    /**
-     * The first attempt, on the application's thread: false when the client's own {@code execute} threw there at once
-     * (a client not started: nothing was sent), and the original method is to run and throw it as it always did.
-     */
-    public final boolean first() {
-        CompletableFuture<Void> turn;
-        try {
-            turn = Turns.start(call);
-        } catch (RuntimeException e) {
-            AgentLog.failure("taking an " + client + " turn", e);
-            call.endAttempt();
-            return false;
-        }
-        if (turn.isDone() && !turn.isCompletedExceptionally()) {
-            if (!send(true)) {
-                call.endAttempt();
-                return false;
-            }
-            return true;
-        }
-        afterTurn(turn);
-        return true;
-    }
-
-    /** Any later attempt, after a refusal: its turn is a scheduled continuation, never a blocked thread. */
-    final void attempt() {
-        CompletableFuture<Void> turn;
-        try {
-            turn = Turns.start(call);
-        } catch (RuntimeException e) {
-            fallBack(e);
-            return;
-        }
-        afterTurn(turn);
-    }
-
-    private void afterTurn(CompletableFuture<Void> turn) {
-        inFlight = turn;
-        turn.whenCompleteAsync((granted, failure) -> {
-            if (failure == null) {
-                if (isDone()) {
-                    call.endAttempt(); // cancelled by the application while the turn came
-                } else {
-                    send(false);
-                }
-                return;
-            }
-            Throwable cause = unwrap(failure);
-            if (cause instanceof HostHeldException) {
-                failUnsent((HostHeldException) cause);
-            } else if (!(cause instanceof CancellationException)) {
-                fallBack(cause);
-            }
-        }, ASYNC);
+    @Override
+    protected void held(HostHeldException held) {
+        failUnsent(held);
     }
 
     /**
      * One attempt through the client's own {@code execute}, inside this call so its advice lets it run. False only
      * when {@code atOnce} and the client threw before sending anything.
      */
-    private boolean send(boolean atOnce) {
-        AsyncAttempt attempt = newAttempt();
-        Object prepared;
+    @Override
+    protected final boolean send(boolean atOnce) {
+        AsyncAttempt<?> attempt = newAttempt();
+        Object[] prepared;
         try {
             prepared = prepare(attempt);
         } catch (InvocationTargetException e) {
@@ -206,8 +136,8 @@ public abstract class AsyncExchange extends CompletableFuture<Object> {
         return true;
     }
 
-    /** Something inside the agent failed: the request goes out once more, as the client alone would send it. */
-    private void fallBack(Throwable agentFailure) {
+    @Override
+    protected final void fallBack(Throwable agentFailure) {
         AgentLog.failure("governing an " + client + " call", agentFailure);
         call.endAttempt();
         forget();
@@ -225,18 +155,18 @@ public abstract class AsyncExchange extends CompletableFuture<Object> {
 
     /** A proxy of the client's callback interface. */
     protected final Object callbackProxy(InvocationHandler handler) {
-        return Proxy.newProxyInstance(loader, new Class<?>[] {callbackType}, handler);
+        return Proxy.newProxyInstance(shape.loader, new Class<?>[] {shape.callbackType}, handler);
     }
 
     /** An attempt is over: on to the next, or the outcome is final. Runs on the client's I/O thread. */
-    final void attemptEnded(AsyncAttempt attempt, Object result, Exception failure, boolean cancelledByClient) {
+    final void attemptEnded(AsyncAttempt<?> attempt, Object result, Exception failure, boolean cancelledByClient) {
         call.endAttempt();
         if (finished) {
             return; // cancelled by the application: it has been told
         }
         if (attempt.discarding()) {
             if (!isDone()) {
-                attempt(); // a refusal retried: its body's end, a failure reading it, or its exchange given up on alike
+                next(); // a refusal retried: its body's end, a failure reading it, or its exchange given up on alike
             }
             return;
         }
@@ -253,7 +183,7 @@ public abstract class AsyncExchange extends CompletableFuture<Object> {
         finished = true;
         forget();
         complete(result);
-        tell(completed, result);
+        tell(shape.completed, result);
     }
 
     /**
@@ -268,14 +198,14 @@ public abstract class AsyncExchange extends CompletableFuture<Object> {
         finished = true;
         forget();
         completeExceptionally(failure);
-        tell(failed, failure);
+        tell(shape.failed, failure);
     }
 
     final void cancelledByClient() {
         finished = true;
         forget();
         super.cancel(false);
-        tell(cancelled);
+        tell(shape.cancelled);
     }
 
     private void tell(Method method, Object... args) {
@@ -304,20 +234,20 @@ public abstract class AsyncExchange extends CompletableFuture<Object> {
             current.cancel(true);
         }
         forget();
-        tell(cancelled);
+        tell(shape.cancelled);
         return true;
     }
 
     /** The agent's decision on a response head: true to discard it and send again. */
     final boolean decideRetry(Object response) {
         try {
-            int status = heads.status(response);
+            int status = shape.status(response);
             if (call.wantsHeaders(status)) {
-                for (Object header : heads.headers(response)) {
-                    call.offerHeader(heads.headerName(header), heads.headerValue(header));
+                for (Object header : shape.headers(response)) {
+                    call.offerHeader(shape.headerName(header), shape.headerValue(header));
                 }
             }
-            return call.onResponse(status, status >= AgentHooks.LOWEST_REFUSAL ? heads.firstHeader(response, "Retry-After") : null);
+            return call.onResponse(status, status >= AgentHooks.LOWEST_REFUSAL ? shape.firstHeader(response, "Retry-After") : null);
         } catch (Throwable t) {
             AgentLog.failure("deciding on an " + client + " response", t);
             return false;
@@ -325,43 +255,87 @@ public abstract class AsyncExchange extends CompletableFuture<Object> {
     }
 
     final void completeCallback(Object resultCallback) throws ReflectiveOperationException {
-        completed.invoke(resultCallback, (Object) null);
+        shape.completed.invoke(resultCallback, (Object) null);
     }
 
     /**
-     * How a client's response head reads, by reflection: its status and headers as each client names them; a header's
-     * name and value, and a header's first value or null, as both Apache versions name them. Methods found at first use:
-     * the classes are the client's, but its {@code execute} does not name them.
+     * A client's types as the exchange reaches them, by reflection: its {@code execute}, the response consumer and the
+     * callback interface it takes (the agent's are proxies of them, made in the consumer's {@code loader}) and the
+     * callback's three methods; how a response head
+     * reads: its status and headers as each client names them (at the shape's making), a header's name and value, a header's first value or
+     * null, and a host, as both Apache versions name them (found at first use: the classes are the client's, but its
+     * {@code execute} does not name them).
      */
-    public abstract static class ResponseHeads {
-        private volatile Method getFirstHeader;
-        private volatile Method headerName;
-        private volatile Method headerValue;
+    public abstract static class ClientShape {
+        /** The client's {@code execute}, each attempt's. */
+        public final Method execute;
+        public final Class<?> consumerType;
+        /** Where {@code execute} takes the response consumer and the callback. */
+        final int consumer;
+        final int callback;
+        public final ClassLoader loader;
+        public final Class<?> callbackType;
+        final Method completed;
+        final Method failed;
+        final Method cancelled;
+        private final Proxies.FoundAtFirstUse[] status;
+        private final Proxies.FoundAtFirstUse headers;
+        private final Proxies.FoundAtFirstUse getFirstHeader = new Proxies.FoundAtFirstUse("getFirstHeader", String.class);
+        private final Proxies.FoundAtFirstUse getName = new Proxies.FoundAtFirstUse("getName");
+        private final Proxies.FoundAtFirstUse getValue = new Proxies.FoundAtFirstUse("getValue");
+        private final Proxies.FoundAtFirstUse getSchemeName = new Proxies.FoundAtFirstUse("getSchemeName");
+        private final Proxies.FoundAtFirstUse getHostName = new Proxies.FoundAtFirstUse("getHostName");
+        private final Proxies.FoundAtFirstUse getPort = new Proxies.FoundAtFirstUse("getPort");
 
-        public abstract int status(Object response) throws ReflectiveOperationException;
+        /**
+         * {@code execute}'s response consumer and callback are its parameters {@code consumer} and {@code callback}; a
+         * response's headers are its {@code headers()}, its status what the {@code status} getters read in turn.
+         */
+        protected ClientShape(Method execute, int consumer, int callback, String headers, String... status) throws NoSuchMethodException {
+            this.execute = execute;
+            this.consumer = consumer;
+            this.callback = callback;
+            consumerType = execute.getParameterTypes()[consumer];
+            loader = consumerType.getClassLoader();
+            callbackType = execute.getParameterTypes()[callback];
+            completed = callbackType.getMethod("completed", Object.class);
+            failed = callbackType.getMethod("failed", Exception.class);
+            cancelled = callbackType.getMethod("cancelled");
+            this.headers = new Proxies.FoundAtFirstUse(headers);
+            this.status = new Proxies.FoundAtFirstUse[status.length];
+            for (int i = 0; i < status.length; i++) {
+                this.status[i] = new Proxies.FoundAtFirstUse(status[i]);
+            }
+        }
 
-        public abstract Object[] headers(Object response) throws ReflectiveOperationException;
+        final int status(Object response) throws ReflectiveOperationException {
+            Object value = response;
+            for (Proxies.FoundAtFirstUse getter : status) {
+                value = getter.invoke(value);
+            }
+            return (Integer) value;
+        }
+
+        final Object[] headers(Object response) throws ReflectiveOperationException {
+            return (Object[]) headers.invoke(response);
+        }
 
         final String firstHeader(Object response, String name) throws ReflectiveOperationException {
-            if (getFirstHeader == null) {
-                getFirstHeader = publicMethod(response.getClass(), "getFirstHeader", String.class);
-            }
             Object header = getFirstHeader.invoke(response, name);
             return header == null ? null : headerValue(header);
         }
 
         final String headerName(Object header) throws ReflectiveOperationException {
-            if (headerName == null) {
-                headerName = publicMethod(header.getClass(), "getName");
-            }
-            return (String) headerName.invoke(header);
+            return (String) getName.invoke(header);
         }
 
         final String headerValue(Object header) throws ReflectiveOperationException {
-            if (headerValue == null) {
-                headerValue = publicMethod(header.getClass(), "getValue");
-            }
-            return (String) headerValue.invoke(header);
+            return (String) getValue.invoke(header);
+        }
+
+        /** {@code {scheme, host name, port}} of an {@code HttpHost}, as both Apache versions name them. */
+        public final Object[] endpoint(Object httpHost) throws ReflectiveOperationException {
+            return new Object[] {getSchemeName.invoke(httpHost), getHostName.invoke(httpHost), getPort.invoke(httpHost)};
         }
     }
 
@@ -376,7 +350,7 @@ public abstract class AsyncExchange extends CompletableFuture<Object> {
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) {
             if (method.getDeclaringClass() == Object.class) {
-                return identity(proxy, method, args);
+                return Proxies.identity(proxy, method, args);
             }
             if (exchange.finished) {
                 return null;
@@ -395,53 +369,7 @@ public abstract class AsyncExchange extends CompletableFuture<Object> {
         }
     }
 
-    /** The proxy's own {@code Object} methods: equal to itself alone. */
-    public static Object identity(Object proxy, Method method, Object[] args) {
-        switch (method.getName()) {
-            case "equals":
-                return proxy == args[0];
-            case "hashCode":
-                return System.identityHashCode(proxy);
-            default:
-                return "retry-after-agent " + proxy.getClass().getInterfaces()[0].getSimpleName();
-        }
-    }
-
-    /** {@code method} on {@code target}, its own exception thrown as it is. */
-    public static Object forward(Method method, Object target, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
-
-    static Throwable unwrap(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-    }
-
     static Exception asException(Throwable failure) {
         return failure instanceof Exception ? (Exception) failure : new IllegalStateException(failure);
-    }
-
-    /** The method as a public class or interface declares it: the client's implementations need not be public. */
-    public static Method publicMethod(Class<?> type, String name, Class<?>... parameters) throws NoSuchMethodException {
-        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            if (c.isInterface() || Modifier.isPublic(c.getModifiers())) {
-                try {
-                    return c.getMethod(name, parameters);
-                } catch (NoSuchMethodException next) {
-                    // on to its interfaces
-                }
-            }
-            for (Class<?> i : c.getInterfaces()) {
-                try {
-                    return i.getMethod(name, parameters);
-                } catch (NoSuchMethodException next) {
-                    // on to the next
-                }
-            }
-        }
-        throw new NoSuchMethodException(name + " on " + type.getName());
     }
 }

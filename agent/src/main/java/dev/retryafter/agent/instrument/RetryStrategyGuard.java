@@ -45,7 +45,7 @@ public final class RetryStrategyGuard implements InvocationHandler {
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
         if (method.getDeclaringClass() == Object.class) {
-            return identity(proxy, method, args);
+            return Proxies.identity(proxy, method, args, this); // an object of its own, as the strategy it stands for is
         }
         Taken taken = lastTaken;
         if (taken == null || taken.asked != method) {
@@ -70,18 +70,6 @@ public final class RetryStrategyGuard implements InvocationHandler {
             return route.target.invoke(strategy, args);
         } catch (InvocationTargetException e) {
             throw e.getCause();
-        }
-    }
-
-    /** The proxy is an object of its own: equal to itself alone, as the strategy it stands for is. */
-    private Object identity(Object proxy, Method method, Object[] args) {
-        switch (method.getName()) {
-            case "equals":
-                return proxy == args[0];
-            case "hashCode":
-                return System.identityHashCode(proxy);
-            default:
-                return toString();
         }
     }
 

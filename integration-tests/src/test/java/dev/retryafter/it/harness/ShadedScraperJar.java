@@ -41,21 +41,45 @@ public final class ShadedScraperJar {
             "okio/", "shaded/okio/",
             "org/eclipse/jetty/", "shaded/org/eclipse/jetty/");
 
-    private static Path jar;
+    /** AsyncHttpClient and the Netty it runs on, as a fat jar of an AsyncHttpClient scraper relocates them. */
+    public static final Map<String, String> ASYNC_HTTP_CLIENT_RELOCATIONS = Map.of(
+            "org/asynchttpclient/", "shaded/org/asynchttpclient/",
+            "io/netty/", "shaded/io/netty/");
 
-    private ShadedScraperJar() {
+    private static Path jar;
+    private static Path asyncHttpClientJar;
+
+    private final Map<String, String> relocations;
+
+    private ShadedScraperJar(Map<String, String> relocations) {
+        this.relocations = relocations;
     }
 
     /** The fat jar, built at the first call. */
     public static synchronized Path get() throws IOException {
         if (jar == null) {
-            jar = build(ChildJvm.workDir().resolve("shaded-scraper.jar"));
+            jar = new ShadedScraperJar(RELOCATIONS).build(ChildJvm.workDir().resolve("shaded-scraper.jar"),
+                    TestClasspath.entries(TestClasspath.DEMO));
         }
         return jar;
     }
 
-    private static Path build(Path target) throws IOException {
-        List<String> sources = TestClasspath.entries(TestClasspath.DEMO);
+    /**
+     * The scraper with AsyncHttpClient 3 and Netty relocated ({@link #ASYNC_HTTP_CLIENT_RELOCATIONS}) and the test
+     * applications' fetcher on it ({@code --client dev.retryafter.it.apps.AsyncHttpClientFetcher}), built at the first call.
+     */
+    public static synchronized Path withAsyncHttpClient() throws IOException {
+        if (asyncHttpClientJar == null) {
+            List<String> sources = TestClasspath.entries(TestClasspath.SCRAPER.or(name -> name.startsWith("async-http-client")
+                    || name.startsWith("netty-") || name.startsWith("reactive-streams") || name.startsWith("jakarta.activation")));
+            sources.add(TestClasspath.testClasses());
+            asyncHttpClientJar = new ShadedScraperJar(ASYNC_HTTP_CLIENT_RELOCATIONS).build(
+                    ChildJvm.workDir().resolve("shaded-ahc-scraper.jar"), sources);
+        }
+        return asyncHttpClientJar;
+    }
+
+    private Path build(Path target, List<String> sources) throws IOException {
         Path temporary = Files.createTempFile(target.getParent(), "shaded-scraper-", ".jar");
         Set<String> written = new HashSet<>();
         try (ZipOutputStream out = new ZipOutputStream(new BufferedOutputStream(Files.newOutputStream(temporary)))) {
@@ -66,7 +90,7 @@ public final class ShadedScraperJar {
                     try (Stream<Path> files = Files.walk(path)) {
                         for (Path file : files.filter(Files::isRegularFile).collect(Collectors.toList())) {
                             String name = path.relativize(file).toString().replace('\\', '/');
-                            if (name.startsWith("dev/retryafter/demo/scraper/")) {
+                            if (name.startsWith("dev/retryafter/demo/scraper/") || name.startsWith("dev/retryafter/it/apps/AsyncHttpClient")) {
                                 try (InputStream in = Files.newInputStream(file)) {
                                     add(out, written, name, in);
                                 }
@@ -92,7 +116,7 @@ public final class ShadedScraperJar {
         return target;
     }
 
-    private static void add(ZipOutputStream out, Set<String> written, String name, InputStream in) throws IOException {
+    private void add(ZipOutputStream out, Set<String> written, String name, InputStream in) throws IOException {
         // Signatures, module descriptors and other Javas' versions of classes: none of it survives a relocation.
         if (name.startsWith("META-INF/") || name.endsWith("module-info.class")) {
             return;
@@ -109,8 +133,8 @@ public final class ShadedScraperJar {
         }
     }
 
-    private static String relocated(String internalName) {
-        for (Map.Entry<String, String> relocation : RELOCATIONS.entrySet()) {
+    private String relocated(String internalName) {
+        for (Map.Entry<String, String> relocation : relocations.entrySet()) {
             if (internalName.startsWith(relocation.getKey())) {
                 return relocation.getValue() + internalName.substring(relocation.getKey().length());
             }
@@ -118,7 +142,7 @@ public final class ShadedScraperJar {
         return internalName;
     }
 
-    private static byte[] relocate(byte[] bytes) {
+    private byte[] relocate(byte[] bytes) {
         ClassReader reader = new ClassReader(bytes);
         ClassWriter writer = new ClassWriter(0);
         reader.accept(new ClassRemapper(writer, new Remapper() {

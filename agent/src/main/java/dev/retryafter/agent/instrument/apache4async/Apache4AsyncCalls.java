@@ -7,13 +7,12 @@ import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.AsyncAttempt;
 import dev.retryafter.agent.instrument.AsyncExchange;
 import dev.retryafter.agent.instrument.CallDepth;
-import dev.retryafter.agent.instrument.Endpoint;
-import dev.retryafter.agent.instrument.ModuleHooks;
+import dev.retryafter.agent.instrument.AsyncCall;
+import dev.retryafter.agent.instrument.AsyncCallHook;
+import dev.retryafter.agent.instrument.Proxies;
 
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Future;
@@ -32,164 +31,60 @@ import java.util.concurrent.Future;
  * <p>The client's types are reached by reflection, through the interfaces its own {@code execute} names, and the
  * agent stands in for the producer, consumer and callback with proxies of those interfaces.
  */
-public final class Apache4AsyncCalls implements ModuleHooks {
+public final class Apache4AsyncCalls extends AsyncCallHook<Apache4AsyncCalls.Shape> {
 
-    /** {@code execute}'s arguments: client, producer, consumer, context, callback. */
-    public static final String EXECUTE = "apache4async.execute";
-
-    private static final ClassValue<Shape> SHAPES = new ClassValue<Shape>() {
-        @Override
-        protected Shape computeValue(Class<?> clientType) {
-            try {
-                return new Shape(clientType);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                throw new IllegalStateException("not an HttpAsyncClient 4 of a known shape: " + clientType.getName(), e);
-            }
-        }
-    };
-
-    private final RetryEngine engine;
-    private final CallDepth depth;
-
+    /** {@code execute}'s hook: its arguments, the client, then the producer, consumer, context and callback. */
     public Apache4AsyncCalls(RetryEngine engine, CallDepth depth) {
-        this.engine = engine;
-        this.depth = depth;
+        super("apache4async.execute", "an HttpAsyncClient 4", engine, depth);
     }
 
     @Override
-    public String[] hooks() {
-        return new String[] {EXECUTE};
+    protected Shape shapeOf(Class<?> clientType) throws ReflectiveOperationException {
+        return new Shape(Proxies.declared(clientType, "execute", ".HttpAsyncRequestProducer", null, null, null));
     }
 
+    /** The call to the producer's target; none for a request with no target, which the client fails, or routes, as it always did. */
     @Override
-    public Object call(String hook, Object[] a, NewCalls newCalls) {
-        return newCalls.governed() ? execute(a[0], a[1], a[2], a[3], a[4]) : null;
-    }
-
-    /** A future of the final outcome, or null to let the original method run (nothing was sent yet). */
-    public Object execute(Object client, Object producer, Object consumer, Object context, Object callback) {
-        if (depth.isInside()) {
-            return null; // the agent's own attempt, or a call made inside a governed one: governed once, by the outer one
-        }
-        Shape shape;
-        Call call;
-        try {
-            shape = SHAPES.get(client.getClass());
-            Object target = shape.getTarget.invoke(producer);
-            if (target == null) {
-                return null; // no host to govern: the client fails it, or routes it, as it always did
-            }
-            boolean repeatable = (Boolean) shape.isRepeatable.invoke(producer);
-            String scheme = shape.scheme(target);
-            call = engine.open(Endpoint.host(shape.hostName(target)), Endpoint.port(scheme, shape.port(target)), repeatable);
-        } catch (InvocationTargetException e) {
-            return null; // the application's producer threw: the client's own execute meets it as it always did
-        } catch (Throwable t) {
-            AgentLog.failure("opening an Apache async 4 call", t);
+    protected Call callFor(Shape shape, Object[] a) throws ReflectiveOperationException {
+        Object producer = a[1];
+        Object target = shape.getTarget.invoke(producer);
+        if (target == null) {
             return null;
         }
-        GovernedExchange exchange = new GovernedExchange(shape, call, depth, engine.delays(), client, producer, consumer, context, callback);
-        return exchange.first() ? exchange : null;
+        Object[] endpoint = shape.endpoint(target);
+        return open((String) endpoint[0], (String) endpoint[1], (Integer) endpoint[2], (Boolean) shape.isRepeatable.invoke(producer));
+    }
+
+    @Override
+    protected AsyncCall<?> governed(Shape shape, Call call, Object client, Object[] arguments) {
+        return new GovernedExchange(shape, call, depth, engine.delays(), client, arguments);
     }
 
     /** The client's types and methods, as its own {@code execute} names them; found once per client class. */
-    static final class Shape extends AsyncExchange.ResponseHeads {
-        final Method execute;
+    static final class Shape extends AsyncExchange.ClientShape {
         final Class<?> producerType;
-        final Class<?> consumerType;
-        final Class<?> callbackType;
-        final ClassLoader loader;
         final Method getTarget;
         final Method isRepeatable;
         final Method resetRequest;
         final Method producerClose;
         final Method consumerFailed;
         final Method consumerClose;
-        final Method completed;
-        final Method failed;
-        final Method cancelled;
-        /** Found at first use: the classes are the client's too, but its {@code execute} does not name them. */
-        private volatile Method getSchemeName;
-        private volatile Method getHostName;
-        private volatile Method getPort;
-        private volatile Method getStatusLine;
-        private volatile Method getStatusCode;
-        private volatile Method getAllHeaders;
-        private volatile Method decoderRead;
+        private final Proxies.FoundAtFirstUse decoderRead = new Proxies.FoundAtFirstUse("read", ByteBuffer.class);
 
-        Shape(Class<?> clientType) throws ReflectiveOperationException {
-            Method found = null;
-            for (Class<?> type = clientType; type != null && found == null; type = type.getSuperclass()) {
-                for (Method method : type.getDeclaredMethods()) {
-                    Class<?>[] parameters = method.getParameterTypes();
-                    if (method.getName().equals("execute") && parameters.length == 4
-                            && parameters[0].getName().endsWith(".HttpAsyncRequestProducer") && Modifier.isPublic(method.getModifiers())
-                            && !Modifier.isAbstract(method.getModifiers())) {
-                        found = method;
-                        break;
-                    }
-                }
-            }
-            if (found == null) {
-                throw new NoSuchMethodException("execute(HttpAsyncRequestProducer, ...) on " + clientType.getName());
-            }
-            execute = found;
-            execute.setAccessible(true); // the client classes are package-private
-            Class<?>[] parameters = execute.getParameterTypes();
-            producerType = parameters[0];
-            consumerType = parameters[1];
-            callbackType = parameters[3];
-            loader = consumerType.getClassLoader();
+        /** {@code execute(producer, consumer, context, callback)}. */
+        Shape(Method execute) throws ReflectiveOperationException {
+            super(execute, 1, 3, "getAllHeaders", "getStatusLine", "getStatusCode");
+            producerType = execute.getParameterTypes()[0];
             getTarget = producerType.getMethod("getTarget");
             isRepeatable = producerType.getMethod("isRepeatable");
             resetRequest = producerType.getMethod("resetRequest");
             producerClose = producerType.getMethod("close");
             consumerFailed = consumerType.getMethod("failed", Exception.class);
             consumerClose = consumerType.getMethod("close");
-            completed = callbackType.getMethod("completed", Object.class);
-            failed = callbackType.getMethod("failed", Exception.class);
-            cancelled = callbackType.getMethod("cancelled");
-        }
-
-        String scheme(Object target) throws ReflectiveOperationException {
-            if (getSchemeName == null) {
-                getPort = AsyncExchange.publicMethod(target.getClass(), "getPort");
-                getHostName = AsyncExchange.publicMethod(target.getClass(), "getHostName");
-                getSchemeName = AsyncExchange.publicMethod(target.getClass(), "getSchemeName");
-            }
-            return (String) getSchemeName.invoke(target);
-        }
-
-        String hostName(Object target) throws ReflectiveOperationException {
-            return (String) getHostName.invoke(target);
-        }
-
-        int port(Object target) throws ReflectiveOperationException {
-            return (Integer) getPort.invoke(target);
-        }
-
-        @Override
-        public int status(Object response) throws ReflectiveOperationException {
-            if (getStatusCode == null) {
-                getStatusLine = AsyncExchange.publicMethod(response.getClass(), "getStatusLine");
-                getStatusCode = AsyncExchange.publicMethod(getStatusLine.getReturnType(), "getStatusCode");
-            }
-            return (Integer) getStatusCode.invoke(getStatusLine.invoke(response));
-        }
-
-        @Override
-        public Object[] headers(Object response) throws ReflectiveOperationException {
-            if (getAllHeaders == null) {
-                getAllHeaders = AsyncExchange.publicMethod(response.getClass(), "getAllHeaders");
-            }
-            return (Object[]) getAllHeaders.invoke(response);
         }
 
         /** {@code ContentDecoder.read(ByteBuffer)}: the bytes read, -1 at the body's end. */
         int read(Object decoder, ByteBuffer into) throws ReflectiveOperationException {
-            if (decoderRead == null) {
-                decoderRead = AsyncExchange.publicMethod(decoder.getClass(), "read", ByteBuffer.class);
-            }
             return (Integer) decoderRead.invoke(decoder, into);
         }
     }
@@ -197,44 +92,37 @@ public final class Apache4AsyncCalls implements ModuleHooks {
     /** The future the application holds ({@link AsyncExchange}); a later attempt resets the application's producer first. */
     static final class GovernedExchange extends AsyncExchange {
         private final Shape shape;
-        private final Object client;
-        private final Object producer;
-        private final Object consumer;
-        private final Object context;
         /** Whether an attempt went out with the application's producer and consumer: a later one resets the producer first. */
         private volatile boolean sentOnce;
 
-        GovernedExchange(Shape shape, Call call, CallDepth depth, Delays delays, Object client, Object producer, Object consumer,
-                         Object context, Object callback) {
-            super("Apache async 4", call, depth, delays, shape.loader, shape.callbackType, callback, shape.completed, shape.failed,
-                    shape.cancelled, shape);
+        /** {@code arguments}: {@code execute}'s, producer, consumer, context, callback. */
+        GovernedExchange(Shape shape, Call call, CallDepth depth, Delays delays, Object client, Object[] arguments) {
+            super("Apache async 4", call, depth, delays, shape, client, arguments);
             this.shape = shape;
-            this.client = client;
-            this.producer = producer;
-            this.consumer = consumer;
-            this.context = context;
+        }
+
+        Object producer() {
+            return arguments[0];
         }
 
         @Override
-        protected AsyncAttempt newAttempt() {
+        protected AsyncAttempt<?> newAttempt() {
             return new Attempt(this);
         }
 
         @Override
-        protected Object prepare(AsyncAttempt attempt) throws Exception {
+        protected Object[] prepare(AsyncAttempt<?> attempt) throws Exception {
             if (sentOnce) {
-                shape.resetRequest.invoke(producer); // a repeatable producer, back at its start
+                shape.resetRequest.invoke(producer()); // a repeatable producer, back at its start
             }
-            return new Object[] {
-                Proxy.newProxyInstance(shape.loader, new Class<?>[] {shape.producerType}, ((Attempt) attempt).producer),
-                Proxy.newProxyInstance(shape.loader, new Class<?>[] {shape.consumerType}, attempt),
-                callbackProxy(attempt.outcome)};
+            Object[] attemptArguments = super.prepare(attempt);
+            attemptArguments[0] = Proxy.newProxyInstance(shape.loader, new Class<?>[] {shape.producerType}, ((Attempt) attempt).producer);
+            return attemptArguments;
         }
 
         @Override
-        protected Future<?> execute(Object prepared) throws Exception {
-            Object[] proxies = (Object[]) prepared;
-            Future<?> sent = (Future<?>) shape.execute.invoke(client, proxies[0], proxies[1], context, proxies[2]);
+        protected Future<?> execute(Object[] executeArguments) throws Exception {
+            Future<?> sent = super.execute(executeArguments);
             sentOnce = true;
             return sent;
         }
@@ -242,9 +130,9 @@ public final class Apache4AsyncCalls implements ModuleHooks {
         @Override
         protected Future<?> executePlain(Object callbackProxy) throws Exception {
             if (sentOnce) {
-                shape.resetRequest.invoke(producer);
+                shape.resetRequest.invoke(producer());
             }
-            return (Future<?>) shape.execute.invoke(client, producer, consumer, context, callbackProxy);
+            return super.executePlain(callbackProxy);
         }
 
         /**
@@ -254,9 +142,9 @@ public final class Apache4AsyncCalls implements ModuleHooks {
         @Override
         protected void failUnsent(Exception failure) {
             ASYNC.execute(() -> {
-                quietly(shape.consumerFailed, consumer, failure);
-                quietly(shape.consumerClose, consumer);
-                quietly(shape.producerClose, producer);
+                quietly(shape.consumerFailed, consumer(), failure);
+                quietly(shape.consumerClose, consumer());
+                quietly(shape.producerClose, producer());
                 failHere(failure);
             });
         }
@@ -276,8 +164,7 @@ public final class Apache4AsyncCalls implements ModuleHooks {
      * read and dropped. The application's consumer and producer hear nothing of a discarded refusal: not its
      * {@code failed}, not its {@code close}.
      */
-    static final class Attempt extends AsyncAttempt {
-        private final GovernedExchange governed;
+    static final class Attempt extends AsyncAttempt<GovernedExchange> {
         final Producer producer = new Producer();
         /** The discarded body ran past its bound: the consumer says it is done, and the client drops the connection. */
         private volatile boolean overBound;
@@ -285,23 +172,16 @@ public final class Apache4AsyncCalls implements ModuleHooks {
         private ByteBuffer scratch;
 
         Attempt(GovernedExchange exchange) {
-            super(exchange);
-            this.governed = exchange;
+            super(exchange, "responseReceived", 1);
         }
 
         @Override
-        public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-            if (method.getDeclaringClass() == Object.class) {
-                return AsyncExchange.identity(proxy, method, args);
-            }
-            String name = method.getName();
-            if (name.equals("responseReceived") && args != null && args.length == 1 && refused(args[0])) {
-                startDiscard();
-                return null;
-            }
-            if (!discarding()) {
-                return AsyncExchange.forward(method, governed.consumer, args);
-            }
+        protected void discardFrom(Object[] args) {
+            startDiscard();
+        }
+
+        @Override
+        protected Object discarded(String name, Object[] args) throws ReflectiveOperationException {
             switch (name) {
                 case "consumeContent":
                     drain(args[0]);
@@ -324,7 +204,7 @@ public final class Apache4AsyncCalls implements ModuleHooks {
             }
             for (;;) {
                 scratch.clear();
-                int read = governed.shape.read(decoder, scratch);
+                int read = exchange.shape.read(decoder, scratch);
                 if (read <= 0) {
                     return;
                 }
@@ -341,12 +221,12 @@ public final class Apache4AsyncCalls implements ModuleHooks {
             @Override
             public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
                 if (method.getDeclaringClass() == Object.class) {
-                    return AsyncExchange.identity(proxy, method, args);
+                    return Proxies.identity(proxy, method, args);
                 }
                 if (discarding() && (method.getName().equals("close") || method.getName().equals("failed"))) {
                     return null;
                 }
-                return AsyncExchange.forward(method, governed.producer, args);
+                return Proxies.forward(method, exchange.producer(), args);
             }
         }
     }

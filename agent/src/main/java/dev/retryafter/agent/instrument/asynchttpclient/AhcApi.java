@@ -1,9 +1,9 @@
 package dev.retryafter.agent.instrument.asynchttpclient;
 
+import dev.retryafter.agent.instrument.Proxies;
+
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
@@ -37,19 +37,7 @@ final class AhcApi {
     private final Method touch;
 
     AhcApi(Class<?> clientType) throws ReflectiveOperationException {
-        Method found = null;
-        for (Method method : clientType.getDeclaredMethods()) {
-            Class<?>[] parameters = method.getParameterTypes();
-            if (method.getName().equals("execute") && parameters.length == 2 && parameters[0].getName().endsWith(".Request")
-                    && parameters[1].getName().endsWith(".AsyncHandler") && !Modifier.isStatic(method.getModifiers())) {
-                found = method;
-            }
-        }
-        if (found == null) {
-            throw new NoSuchMethodException("execute(Request, AsyncHandler) on " + clientType.getName());
-        }
-        execute = found;
-        execute.setAccessible(true);
+        execute = Proxies.declared(clientType, "execute", ".Request", ".AsyncHandler");
         Class<?> requestType = execute.getParameterTypes()[0];
         handlerType = execute.getParameterTypes()[1];
         futureType = execute.getReturnType();
@@ -139,7 +127,7 @@ final class AhcApi {
     }
 
     Object statusReceived(Object handler, Object responseStatus) throws Throwable {
-        return forward(onStatusReceived, handler, new Object[] {responseStatus});
+        return Proxies.forward(onStatusReceived, handler, new Object[] {responseStatus});
     }
 
     /** The application's handler hears a failure; what it throws is its own, and ends there, as the client's own futures do. */
@@ -162,25 +150,5 @@ final class AhcApi {
 
     void touch(Object attemptFuture) throws ReflectiveOperationException {
         touch.invoke(attemptFuture);
-    }
-
-    static Object forward(Method method, Object target, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-    }
-
-    /** A proxy's own {@code Object} methods: equal to itself alone. */
-    static Object identity(Object proxy, Method method, Object[] args) {
-        switch (method.getName()) {
-            case "equals":
-                return proxy == args[0];
-            case "hashCode":
-                return System.identityHashCode(proxy);
-            default:
-                return "retry-after-agent " + proxy.getClass().getInterfaces()[0].getSimpleName();
-        }
     }
 }

@@ -5,12 +5,15 @@ import dev.retryafter.agent.instrument.Target;
 
 /**
  * AsyncHttpClient 2.x and 3.x (on Netty): every {@code executeRequest} and {@code prepareXxx().execute()} meets in the
- * private {@code execute/2}, after the client's cookies and request filters.
+ * private {@code execute/2}, after the client's cookies and request filters. Matched in relocated copies too (fat jars),
+ * by the shape a copy must have, in the original's names: the adapter reaches the client's types from that method's own.
  */
 public final class AsyncHttpClientModule implements ClientModule {
 
     @Override
     public Target[] targets() {
-        return new Target[] {new Target("org.asynchttpclient.DefaultAsyncHttpClient").advise("execute/2", "asynchttpclient.ExecuteAdvice")};
+        return new Target[] {new Target("org.asynchttpclient.DefaultAsyncHttpClient").advise("execute/2", "asynchttpclient.ExecuteAdvice")
+                .relocatable(new Target.Root("org/asynchttpclient/", "AsyncHttpClient"),
+                        "execute(Lorg/asynchttpclient/Request;Lorg/asynchttpclient/AsyncHandler;)Lorg/asynchttpclient/ListenableFuture;")};
     }
 }

@@ -1,13 +1,13 @@
 package dev.retryafter.agent.instrument.asynchttpclient;
 
 import dev.retryafter.agent.log.AgentLog;
-import dev.retryafter.agent.bootstrap.AgentHooks;
-import dev.retryafter.agent.engine.Call;
+import dev.retryafter.agent.instrument.AsyncCall;
+import dev.retryafter.agent.instrument.HeaderEntries;
+import dev.retryafter.agent.instrument.Proxies;
 
 import java.io.IOException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
-import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -16,8 +16,8 @@ import java.util.concurrent.Future;
  * One attempt's {@code AsyncHandler}, standing in front of the application's. The status line is held back until
  * the headers have come, and the agent decides on both: a response it does not retry is handed to the application's
  * handler from its status line on, unchanged, and everything after it too; a refusal it retries is the agent's alone:
- * its body read and dropped within {@link AsyncHttpClientCalls#DISCARD_MILLIS} and
- * {@link AsyncHttpClientCalls#DISCARD_BYTES} (the connection goes back to the pool), else the attempt aborted, which
+ * its body read and dropped within {@link AsyncCall#DISCARD_MILLIS} and
+ * {@link AsyncCall#DISCARD_BYTES} (the connection goes back to the pool), else the attempt aborted, which
  * closes its connection; the application's handler hears nothing of it.
  */
 final class Attempt implements InvocationHandler {
@@ -70,7 +70,7 @@ final class Attempt implements InvocationHandler {
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
         if (method.getDeclaringClass() == Object.class) {
-            return AhcApi.identity(proxy, method, args);
+            return Proxies.identity(proxy, method, args);
         }
         String name = method.getName();
         if (discarding) {
@@ -103,14 +103,14 @@ final class Attempt implements InvocationHandler {
             default:
                 break;
         }
-        return AhcApi.forward(method, handler, args);
+        return Proxies.forward(method, handler, args);
     }
 
     /** The retried refusal's callbacks: its body counted and dropped, the rest of no interest to the application. */
     private Object discarded(String name, Method method, Object[] args) throws ReflectiveOperationException {
         if (name.equals("onBodyPartReceived")) {
             bytes += api.length(args[0]);
-            return bytes > AsyncHttpClientCalls.DISCARD_BYTES ? api.abort : api.proceed; // ABORT closes the connection
+            return bytes > AsyncCall.DISCARD_BYTES ? api.abort : api.proceed; // ABORT closes the connection
         }
         if (name.equals("onCompleted")) {
             CompletableFuture<Void> timer = giveUp;
@@ -123,9 +123,9 @@ final class Attempt implements InvocationHandler {
     }
 
     private void startDiscard() {
-        CompletableFuture<Void> timer = request.delays().after(AsyncHttpClientCalls.DISCARD_MILLIS);
+        CompletableFuture<Void> timer = request.delays().after(AsyncCall.DISCARD_MILLIS);
         giveUp = timer;
-        timer.thenRunAsync(new AbandonBody(), AsyncHttpClientCalls.ASYNC);
+        timer.thenRunAsync(new AbandonBody(), AsyncCall.ASYNC);
     }
 
     /** A refusal's body that stalls: the attempt is aborted, its connection closed, and the retry goes ahead. */
@@ -146,24 +146,7 @@ final class Attempt implements InvocationHandler {
     /** The agent's decision on the status and headers: true to discard the response and send again. */
     private boolean decideRetry(Object responseStatus, Object headers) {
         try {
-            Call call = request.call();
-            int code = api.status(responseStatus);
-            boolean offer = call.wantsHeaders(code);
-            String retryAfter = null;
-            if (offer || code >= AgentHooks.LOWEST_REFUSAL) {
-                for (Object entry : (Iterable<?>) headers) { // Netty's HttpHeaders: name and value pairs
-                    Map.Entry<?, ?> header = (Map.Entry<?, ?>) entry;
-                    String name = String.valueOf(header.getKey());
-                    String value = String.valueOf(header.getValue());
-                    if (offer) {
-                        call.offerHeader(name, value);
-                    }
-                    if (retryAfter == null && name.equalsIgnoreCase("Retry-After")) {
-                        retryAfter = value;
-                    }
-                }
-            }
-            return call.onResponse(code, code >= AgentHooks.LOWEST_REFUSAL ? retryAfter : null);
+            return HeaderEntries.decide(request.call(), api.status(responseStatus), (Iterable<?>) headers); // Netty's HttpHeaders
         } catch (Throwable t) {
             AgentLog.failure("deciding on an AsyncHttpClient response", t);
             return false;

@@ -5,37 +5,35 @@ import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.Delays;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.instrument.CallDepth;
-import dev.retryafter.agent.report.Turns;
+import dev.retryafter.agent.instrument.AsyncCall;
+import dev.retryafter.agent.instrument.Proxies;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 /**
- * One request as the application made it, through its attempts; and, as the invocation handler of a proxy of the
- * client's {@code ListenableFuture}, the future the application holds. Each attempt is the client's own
+ * One request as the application made it, through its attempts ({@link AsyncCall}: its turns); and, as the invocation
+ * handler of a proxy of the client's {@code ListenableFuture}, the future the application holds (its
+ * {@code toCompletableFuture()} is this call itself). Each attempt is the client's own
  * {@code execute} with an {@link Attempt} for handler; the future completes with the final attempt's outcome, as the
  * client's own future would have. Cancelling or aborting it abandons the request (its place in the host's queue, its
  * wait) and stops the attempt in flight; the application's handler hears it once.
  */
-final class GovernedRequest implements InvocationHandler {
+final class GovernedRequest extends AsyncCall<Object> implements InvocationHandler {
 
     private final AhcApi api;
-    private final Call call;
     private final CallDepth depth;
     private final Delays delays;
     private final Object client;
     private final Object request;
     private final Object handler;
     private final Object future;
-    private final CompletableFuture<Object> outcome = new CompletableFuture<>();
     /** The attempt in flight, or the last one; null before the first and after a fallback. */
     private volatile Attempt current;
     /** The plain call the agent fell back to, if it did. */
@@ -44,8 +42,8 @@ final class GovernedRequest implements InvocationHandler {
     private volatile boolean finished;
 
     GovernedRequest(AhcApi api, Call call, CallDepth depth, Delays delays, Object client, Object request, Object handler) {
+        super("AsyncHttpClient", call);
         this.api = api;
-        this.call = call;
         this.depth = depth;
         this.delays = delays;
         this.client = client;
@@ -75,67 +73,11 @@ final class GovernedRequest implements InvocationHandler {
     }
 
     /**
-     * The first attempt, on the application's thread when its turn is now: false when the client's own
-     * {@code execute} threw there at once (nothing was sent), and the original method is to run as it always did.
-     */
-    boolean first() {
-        CompletableFuture<Void> turn;
-        try {
-            turn = Turns.start(call);
-        } catch (RuntimeException e) {
-            AgentLog.failure("taking an AsyncHttpClient turn", e);
-            call.endAttempt();
-            return false;
-        }
-        if (turn.isDone() && !turn.isCompletedExceptionally()) {
-            if (!send(true)) {
-                call.endAttempt();
-                return false;
-            }
-            return true;
-        }
-        turn.whenCompleteAsync(new TurnCame(), AsyncHttpClientCalls.ASYNC);
-        return true;
-    }
-
-    /** A later attempt, after a refusal: its turn is a scheduled continuation, never a blocked thread. */
-    private void next() {
-        CompletableFuture<Void> turn;
-        try {
-            turn = Turns.start(call);
-        } catch (RuntimeException e) {
-            fallBack(e);
-            return;
-        }
-        turn.whenCompleteAsync(new TurnCame(), AsyncHttpClientCalls.ASYNC);
-    }
-
-    /** The turn came, or the host is held, or the request was abandoned meanwhile. */
-    private final class TurnCame implements BiConsumer<Void, Throwable> {
-        @Override
-        public void accept(Void granted, Throwable failure) {
-            if (failure == null) {
-                if (finished) {
-                    call.endAttempt(); // cancelled by the application while the turn came
-                } else {
-                    send(false);
-                }
-                return;
-            }
-            Throwable cause = unwrap(failure);
-            if (cause instanceof HostHeldException) {
-                failWith(cause);
-            } else if (!(cause instanceof CancellationException)) {
-                fallBack(cause);
-            }
-        }
-    }
-
-    /**
      * One attempt through the client's own {@code execute}, inside this call so its advice lets it through. False
      * only when {@code atOnce} and the agent could not send it: the original method then runs.
      */
-    private boolean send(boolean atOnce) {
+    @Override
+    protected boolean send(boolean atOnce) {
         Attempt attempt = new Attempt(this);
         Object sent;
         Call previous = depth.enter(call);
@@ -189,29 +131,39 @@ final class GovernedRequest implements InvocationHandler {
                 }
                 return;
             }
-            complete(result, failure);
+            settle(result, failure);
         }
     }
 
-    private void complete(Object result, Throwable failure) {
+    private void settle(Object result, Throwable failure) {
         if (failure != null) {
-            outcome.completeExceptionally(unwrap(failure));
+            completeExceptionally(unwrap(failure));
         } else {
-            outcome.complete(result);
+            complete(result);
         }
+    }
+
+    @Override
+    protected void held(HostHeldException held) {
+        failWith(held);
     }
 
     /** The request fails with a failure of the agent's (a held host) or of the client's: its handler hears it, then its future. */
     private void failWith(Throwable failure) {
         finished = true;
-        if (!outcome.isDone()) {
+        if (!isDone()) {
             api.tellFailure(handler, failure);
-            outcome.completeExceptionally(failure);
+            completeExceptionally(failure);
         }
     }
 
-    /** Something inside the agent failed: the request goes out once more, as the client alone would send it. */
-    private void fallBack(Throwable agentFailure) {
+    @Override
+    protected boolean abandoned() {
+        return finished;
+    }
+
+    @Override
+    protected void fallBack(Throwable agentFailure) {
         AgentLog.failure("governing an AsyncHttpClient request", agentFailure);
         call.endAttempt();
         if (finished) {
@@ -235,7 +187,7 @@ final class GovernedRequest implements InvocationHandler {
     private final class PlainEnded implements BiConsumer<Object, Throwable> {
         @Override
         public void accept(Object result, Throwable failure) {
-            complete(result, failure);
+            settle(result, failure);
         }
     }
 
@@ -243,17 +195,17 @@ final class GovernedRequest implements InvocationHandler {
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
         if (method.getDeclaringClass() == Object.class) {
-            return AhcApi.identity(proxy, method, args);
+            return Proxies.identity(proxy, method, args);
         }
         switch (method.getName()) {
             case "get":
-                return args == null || args.length == 0 ? outcome.get() : outcome.get((Long) args[0], (TimeUnit) args[1]);
+                return args == null || args.length == 0 ? get() : get((Long) args[0], (TimeUnit) args[1]);
             case "isDone":
-                return outcome.isDone();
+                return isDone();
             case "isCancelled":
-                return outcome.isCancelled();
+                return isCancelled();
             case "cancel":
-                return cancel();
+                return cancelByApplication();
             case "abort":
                 abort((Throwable) args[0]);
                 return null;
@@ -261,21 +213,21 @@ final class GovernedRequest implements InvocationHandler {
                 touch();
                 return null;
             case "addListener":
-                outcome.whenComplete(new Listener((Runnable) args[0], (Executor) args[1]));
+                whenComplete(new Listener((Runnable) args[0], (Executor) args[1]));
                 return proxy;
             case "toCompletableFuture":
-                return outcome;
+                return this;
             default: // done(): the client's own completion, which this future does itself
                 return null;
         }
     }
 
-    private boolean cancel() {
-        if (outcome.isDone()) {
+    private boolean cancelByApplication() {
+        if (isDone()) {
             return false;
         }
         finished = true;
-        if (!outcome.cancel(false)) {
+        if (!cancel(false)) {
             return false;
         }
         stop(new CancellationException());
@@ -283,12 +235,12 @@ final class GovernedRequest implements InvocationHandler {
     }
 
     private void abort(Throwable why) {
-        if (outcome.isDone()) {
+        if (isDone()) {
             return;
         }
         finished = true;
         stop(why);
-        outcome.completeExceptionally(why);
+        completeExceptionally(why);
     }
 
     /** The request is given up: no turn of it goes, the attempt in flight stops, the application's handler hears it once. */
@@ -336,9 +288,5 @@ final class GovernedRequest implements InvocationHandler {
                 executor.execute(listener);
             }
         }
-    }
-
-    static Throwable unwrap(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 }

@@ -14,7 +14,6 @@ public final class JdkModule implements ClientModule {
         return new Target[] {
             new Target("jdk.internal.net.http.HttpClientFacade")
                     .advise("send/2", "jdk.SendAdvice")
-                    .advise("sendAsync/2", "jdk.SendAsyncAdvice")
-                    .advise("sendAsync/3", "jdk.SendAsyncAdvice$WithPushPromises")};
+                    .advise("sendAsync/2 sendAsync/3", "jdk.SendAsyncAdvice")};
     }
 }

@@ -1,6 +1,6 @@
 package dev.retryafter.agent.instrument.jdk;
 
-import dev.retryafter.agent.report.Turns;
+import dev.retryafter.agent.instrument.AsyncCall;
 import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostHeldException;
@@ -13,9 +13,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.PushPromiseHandler;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 
 /**
  * {@code HttpClient.sendAsync}, governed: each retry is composed on the returned future, with
@@ -58,61 +58,50 @@ public final class JdkSendAsync {
      * completes itself; any other completion (a cancel, {@code orTimeout}, {@code complete}) abandons
      * the call and aborts the exchange in flight.
      */
-    private static final class GovernedExchange<T> extends CompletableFuture<HttpResponse<T>> {
+    private static final class GovernedExchange<T> extends AsyncCall<HttpResponse<T>> {
         private final HttpClient client;
         private final HttpRequest request;
         private final BodyHandler<T> handler;
         private final PushPromiseHandler<T> pushPromises;
-        private final Call call;
         private final CallDepth depth;
-        private volatile CompletableFuture<?> stage;
         private volatile boolean finishedByExchange;
 
         GovernedExchange(HttpClient client, HttpRequest request, BodyHandler<T> handler, PushPromiseHandler<T> pushPromises,
                          Call call, CallDepth depth) {
+            super("java.net.http sendAsync", call);
             this.client = client;
             this.request = request;
             this.handler = handler;
             this.pushPromises = pushPromises;
-            this.call = call;
             this.depth = depth;
         }
 
+        /** The first attempt: its turn, then the attempt, as any later one's. */
         void attempt() {
-            CompletableFuture<Void> turn;
-            try {
-                turn = Turns.start(call);
-            } catch (RuntimeException e) {
-                fallBack(e);
-                return;
-            }
-            stage = turn;
-            turn.whenComplete((granted, failure) -> {
-                if (failure == null) {
-                    if (isDone()) {
-                        call.endAttempt(); // completed by the application while the turn came
-                    } else {
-                        send();
-                    }
-                    return;
-                }
-                Throwable cause = unwrap(failure);
-                if (cause instanceof HostHeldException) {
-                    fail(cause);
-                } else if (!(cause instanceof CancellationException)) {
-                    fallBack(cause); // an abandoned turn's future is done already
-                }
-            });
+            next();
         }
 
-        private void send() {
+        /** Sent on the thread its turn came on, as the JDK's own stages run. */
+        @Override
+        protected Executor continuations() {
+            return COMPLETING_THREAD;
+        }
+
+        @Override
+        protected void held(HostHeldException held) {
+            fail(held);
+        }
+
+        /** One attempt; always "sent": a client that threw has failed this future, as its sendAsync would have thrown. */
+        @Override
+        protected boolean send(boolean atOnce) {
             GovernedBodyHandler<T> governed = new GovernedBodyHandler<>(handler, call);
             CompletableFuture<HttpResponse<T>> sent = sendInside(governed);
             if (sent == null) {
                 call.endAttempt();
-                return;
+                return true;
             }
-            stage = sent;
+            inFlight = sent;
             if (isDone()) {
                 sent.cancel(true); // completed by the application while this was being sent
             }
@@ -125,22 +114,23 @@ public final class JdkSendAsync {
                 if (cause != null && !(retry && governed.discardedARefusal() && cause instanceof IOException)) {
                     fail(cause);
                 } else if (retry) {
-                    attempt();
+                    next();
                 } else {
                     succeed(response);
                 }
             });
+            return true;
         }
 
-        /** Something inside the agent failed: the request goes out once more, as the client alone would send it. */
-        private void fallBack(Throwable agentFailure) {
+        @Override
+        protected void fallBack(Throwable agentFailure) {
             AgentLog.failure("governing a java.net.http sendAsync", agentFailure);
             call.endAttempt();
             CompletableFuture<HttpResponse<T>> plain = sendInside(handler);
             if (plain == null) {
                 return;
             }
-            stage = plain;
+            inFlight = plain;
             plain.whenComplete((response, failure) -> {
                 if (failure != null) {
                     fail(unwrap(failure));
@@ -185,15 +175,11 @@ public final class JdkSendAsync {
         void onCompleted() {
             if (!finishedByExchange) {
                 call.abandon();
-                CompletableFuture<?> current = stage;
+                Future<?> current = inFlight;
                 if (current != null) {
                     current.cancel(true); // only true makes the JDK abort an exchange in flight
                 }
             }
-        }
-
-        private static Throwable unwrap(Throwable failure) {
-            return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         }
     }
 }

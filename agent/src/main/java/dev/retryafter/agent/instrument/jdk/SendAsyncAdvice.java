@@ -5,9 +5,9 @@ import net.bytebuddy.asm.Advice;
 import net.bytebuddy.implementation.bytecode.assign.Assigner;
 
 /**
- * {@code HttpClientFacade.sendAsync(HttpRequest, BodyHandler)}: the facade's two-argument form does
- * not call its three-argument one, so both are advised. Inlined: java.base, java.net.http and
- * {@link AgentHooks} only.
+ * {@code HttpClientFacade.sendAsync(HttpRequest, BodyHandler)} and {@code sendAsync(HttpRequest, BodyHandler,
+ * PushPromiseHandler)}: the facade's two-argument form does not call its three-argument one, so both are advised, the
+ * push promise handler null for the first. Inlined: java.base, java.net.http and {@link AgentHooks} only.
  */
 public final class SendAsyncAdvice {
 
@@ -15,8 +15,9 @@ public final class SendAsyncAdvice {
     }
 
     @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
-    static Object enter(@Advice.This Object client, @Advice.Argument(0) Object request, @Advice.Argument(1) Object handler) {
-        return AgentHooks.jdkSendAsync(client, request, handler, null);
+    static Object enter(@Advice.This Object client, @Advice.Argument(0) Object request, @Advice.Argument(1) Object handler,
+                        @Advice.Argument(value = 2, optional = true) Object pushPromises) {
+        return AgentHooks.jdkSendAsync(client, request, handler, pushPromises);
     }
 
     @Advice.OnMethodExit
@@ -24,27 +25,6 @@ public final class SendAsyncAdvice {
                      @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object future) {
         if (governed != null) {
             future = governed;
-        }
-    }
-
-    /** {@code sendAsync(HttpRequest, BodyHandler, PushPromiseHandler)}. */
-    public static final class WithPushPromises {
-
-        private WithPushPromises() {
-        }
-
-        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
-        static Object enter(@Advice.This Object client, @Advice.Argument(0) Object request, @Advice.Argument(1) Object handler,
-                            @Advice.Argument(2) Object pushPromises) {
-            return AgentHooks.jdkSendAsync(client, request, handler, pushPromises);
-        }
-
-        @Advice.OnMethodExit
-        static void exit(@Advice.Enter Object governed,
-                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object future) {
-            if (governed != null) {
-                future = governed;
-            }
         }
     }
 }

@@ -6,12 +6,13 @@ import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.Endpoint;
+import dev.retryafter.agent.instrument.HeaderEntries;
+import dev.retryafter.agent.instrument.Proxies;
 import dev.retryafter.agent.report.Turns;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.BiConsumer;
@@ -34,23 +35,14 @@ final class Interceptor implements InvocationHandler {
     /** The body and content type as given, kept at {@code PREPARE_REQUEST}: what a retry sends. */
     private static final String BODY = AgentHooks.GOVERNED_CALL + ".body";
 
-    private static final ClassValue<VertxApi> APIS = new ClassValue<VertxApi>() {
-        @Override
-        protected VertxApi computeValue(Class<?> contextType) {
-            try {
-                return new VertxApi(contextType);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                throw new IllegalStateException("not a Vert.x HttpContext of a known shape: " + contextType.getName(), e);
-            }
-        }
-    };
-
     private final RetryEngine engine;
     private final BooleanSupplier governs;
+    private final VertxWebClients clients;
 
-    Interceptor(RetryEngine engine, BooleanSupplier governs) {
+    Interceptor(RetryEngine engine, BooleanSupplier governs, VertxWebClients clients) {
         this.engine = engine;
         this.governs = governs;
+        this.clients = clients;
     }
 
     /** One request through its attempts; a retry's {@code CREATE_REQUEST} is the same request's, a redirect's a new one's. */
@@ -66,7 +58,7 @@ final class Interceptor implements InvocationHandler {
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) {
         if (method.getDeclaringClass() == Object.class) {
-            return VertxApi.identity(proxy, method, args);
+            return Proxies.identity(proxy, method, args);
         }
         if (method.getName().equals("handle") && args != null && args.length == 1) {
             handle(args[0]);
@@ -78,7 +70,7 @@ final class Interceptor implements InvocationHandler {
         VertxApi api;
         String phase;
         try {
-            api = APIS.get(context.getClass());
+            api = clients.api(context);
             phase = api.phase(context);
         } catch (Throwable t) {
             AgentLog.failure("reading a Vert.x request's phase", t);
@@ -149,56 +141,46 @@ final class Interceptor implements InvocationHandler {
         if (turn.isDone() && !turn.isCompletedExceptionally()) {
             return false;
         }
-        turn.whenComplete(new TurnCame(api, context, api.vertxContext(context)));
+        turn.whenComplete(new TurnCame(context));
         return true;
     }
 
-    /** The turn came, or the host is held: the phase resumes, or the request fails, on the request's Vert.x context. */
-    private static final class TurnCame implements BiConsumer<Void, Throwable> {
-        private final VertxApi api;
+    /**
+     * The turn came, or the host is held: the phase resumes, or the request fails, on the request's Vert.x context, as
+     * the {@code Handler} that runs there.
+     */
+    private final class TurnCame implements BiConsumer<Void, Throwable>, InvocationHandler {
         private final Object context;
-        private final Object vertxContext;
+        private volatile Throwable failure;
 
-        TurnCame(VertxApi api, Object context, Object vertxContext) {
-            this.api = api;
+        TurnCame(Object context) {
             this.context = context;
-            this.vertxContext = vertxContext;
         }
 
         @Override
-        public void accept(Void granted, Throwable failure) {
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-            Resume resume = new Resume(api, context, cause);
+        public void accept(Void granted, Throwable turnFailure) {
+            VertxApi api = clients.api(context);
+            failure = turnFailure instanceof CompletionException && turnFailure.getCause() != null ? turnFailure.getCause() : turnFailure;
             try {
-                api.runOnContext(vertxContext, Proxy.newProxyInstance(api.loader, new Class<?>[] {api.handlerType}, resume));
+                api.runOnContext(api.vertxContext(context), Proxy.newProxyInstance(api.loader, new Class<?>[] {api.handlerType}, this));
             } catch (Throwable t) {
                 AgentLog.failure("resuming a Vert.x request on its context", t);
-                resume.run();
+                resume();
             }
         }
-    }
 
-    private static final class Resume implements InvocationHandler {
-        private final VertxApi api;
-        private final Object context;
-        private final Throwable failure;
-
-        Resume(VertxApi api, Object context, Throwable failure) {
-            this.api = api;
-            this.context = context;
-            this.failure = failure;
-        }
-
+        /** The {@code Handler}'s {@code handle}, on the request's context. */
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) {
-            if (method.getDeclaringClass() == Object.class) {
-                return VertxApi.identity(proxy, method, args);
+            if (method.getDeclaringClass() != Object.class) {
+                resume();
+                return null;
             }
-            run();
-            return null;
+            return Proxies.identity(proxy, method, args);
         }
 
-        void run() {
+        private void resume() {
+            VertxApi api = clients.api(context);
             if (failure instanceof HostHeldException) {
                 api.fail(context, failure);
                 return;
@@ -220,23 +202,7 @@ final class Interceptor implements InvocationHandler {
         boolean retry;
         try {
             Object response = api.response(context);
-            int status = api.status(response);
-            boolean offer = call.wantsHeaders(status);
-            String retryAfter = null;
-            if (offer || status >= AgentHooks.LOWEST_REFUSAL) {
-                for (Object entry : api.headers(response)) { // Vert.x's MultiMap: name and value pairs
-                    Map.Entry<?, ?> header = (Map.Entry<?, ?>) entry;
-                    String name = String.valueOf(header.getKey());
-                    String value = String.valueOf(header.getValue());
-                    if (offer) {
-                        call.offerHeader(name, value);
-                    }
-                    if (retryAfter == null && name.equalsIgnoreCase("Retry-After")) {
-                        retryAfter = value;
-                    }
-                }
-            }
-            retry = call.onResponse(status, status >= AgentHooks.LOWEST_REFUSAL ? retryAfter : null);
+            retry = HeaderEntries.decide(call, api.status(response), api.headers(response)); // Vert.x's MultiMap
         } finally {
             call.endAttempt(); // the body was read by Vert.x's codec: the exchange is over
         }
@@ -258,9 +224,5 @@ final class Interceptor implements InvocationHandler {
             return false;
         }
         return true;
-    }
-
-    static Throwable unwrap(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 }

@@ -187,16 +187,4 @@ final class VertxApi {
         }
         return new IllegalStateException(cause);
     }
-
-    /** A proxy's own {@code Object} methods: equal to itself alone. */
-    static Object identity(Object proxy, java.lang.reflect.Method method, Object[] args) {
-        switch (method.getName()) {
-            case "equals":
-                return proxy == args[0];
-            case "hashCode":
-                return System.identityHashCode(proxy);
-            default:
-                return "retry-after-agent " + proxy.getClass().getInterfaces()[0].getSimpleName();
-        }
-    }
 }

@@ -1,6 +1,6 @@
 package dev.retryafter.agent.instrument.vertx;
 
-import dev.retryafter.agent.instrument.ModuleHooks;
+import dev.retryafter.agent.instrument.ClientHook;
 import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.engine.RetryEngine;
 
@@ -15,40 +15,49 @@ import java.util.function.BooleanSupplier;
  * {@code CREATE_REQUEST}, before a connection is asked for, and decides at {@code DISPATCH_RESPONSE}, before the
  * application's handler or future gets the response.
  */
-public final class VertxWebClients implements ModuleHooks {
+public final class VertxWebClients extends ClientHook<VertxApi> {
 
-    /** A {@code WebClient} was made: its argument, the client; the answer, the agent's interceptor for its chain. */
-    public static final String CREATED = "vertx.created";
+    private final BooleanSupplier governs;
 
-    @Override
-    public String[] hooks() {
-        return new String[] {CREATED};
+    /**
+     * The hook {@code vertx.created}: a {@code WebClient} was made, its argument the client, the answer the agent's
+     * interceptor for its chain. {@code governs}: whether a new request is governed (the agent may be switched off
+     * while clients live on).
+     */
+    public VertxWebClients(RetryEngine engine, BooleanSupplier governs) {
+        super("vertx.created", "a Vert.x HttpContext", engine, null); // its hook is no call: call is its own
+        this.governs = governs;
     }
 
     /** Made whether or not new calls are governed now: the interceptor asks per request, as the client outlives a switch. */
     @Override
     public Object call(String hook, Object[] a, NewCalls newCalls) {
-        return created(a[0]);
+        return newCall(a);
     }
 
-
-    private final RetryEngine engine;
-    private final BooleanSupplier governs;
-
-    /** {@code governs}: whether a new request is governed (the agent may be switched off while clients live on). */
-    public VertxWebClients(RetryEngine engine, BooleanSupplier governs) {
-        this.engine = engine;
-        this.governs = governs;
+    @Override
+    protected Object newCall(Object[] a) {
+        return created(a[0]);
     }
 
     /** The agent's interceptor for a client just made, or null: it is then left as it is. */
     public Object created(Object client) {
         try {
             Class<?> handler = Class.forName("io.vertx.core.Handler", false, client.getClass().getClassLoader());
-            return Proxy.newProxyInstance(handler.getClassLoader(), new Class<?>[] {handler}, new Interceptor(engine, governs));
+            return Proxy.newProxyInstance(handler.getClassLoader(), new Class<?>[] {handler}, new Interceptor(engine, governs, this));
         } catch (Throwable t) {
             AgentLog.failure("adding the agent's interceptor to a Vert.x WebClient", t);
             return null;
         }
+    }
+
+    /** Keyed by the class of a request's {@code HttpContext}: what the interceptor reaches is its. */
+    @Override
+    protected VertxApi shapeOf(Class<?> contextType) throws ReflectiveOperationException {
+        return new VertxApi(contextType);
+    }
+
+    VertxApi api(Object context) {
+        return shape(context.getClass());
     }
 }
