@@ -19,9 +19,27 @@ public abstract class BlockingClient {
     private static final ClientMethod VALUE = new ClientMethod("getValue");
 
     private final String name;
+    private final ClientMethod headers;
+    private final ClientMethod header;
+    private final ClientMethod[] toBody;
+    private final String abortMethod;
 
-    protected BlockingClient(String name) {
+    /**
+     * A client whose response has {@code headersMethod()} (an array of header objects with {@code getName()} and
+     * {@code getValue()}; null: {@link #offerHeaders} is the client's own), {@code headerMethod(String)} (a header
+     * object, or its value), and a body reached by the chain of no-argument methods {@code toBody} (none: no body to
+     * discard, or the client's close discards it itself), whose own no-argument method {@code abortMethod} closes its
+     * connection instead of reading the rest (null: none, closed plainly).
+     */
+    protected BlockingClient(String name, String headersMethod, String headerMethod, String[] toBody, String abortMethod) {
         this.name = name;
+        this.headers = headersMethod == null ? null : new ClientMethod(headersMethod);
+        this.header = new ClientMethod(headerMethod, "String");
+        this.toBody = new ClientMethod[toBody.length];
+        for (int i = 0; i < toBody.length; i++) {
+            this.toBody[i] = new ClientMethod(toBody[i]);
+        }
+        this.abortMethod = abortMethod;
     }
 
     /** The module's name, as its advice says it. */
@@ -36,38 +54,37 @@ public abstract class BlockingClient {
     }
 
     /** Offers each of the response's headers to {@code call}. */
-    protected abstract void offerHeaders(Object response, Call call) throws ReflectiveOperationException;
-
-    /** The response's {@code Retry-After}, or null. */
-    protected abstract String retryAfter(Object response) throws ReflectiveOperationException;
-
-    /** A refusal's body, as a stream with the no-argument method {@link #abortMethod()} (null: none, or the client discards it). */
-    protected InputStream refusedBody(Object response) throws ReflectiveOperationException {
-        return null;
+    protected void offerHeaders(Object response, Call call) throws ReflectiveOperationException {
+        Object all = headers.call(response);
+        if (all instanceof Object[]) {
+            for (Object each : (Object[]) all) {
+                call.offerHeader((String) NAME.call(each), (String) VALUE.call(each));
+            }
+        }
     }
 
-    /** The body's own method that closes its connection instead of reading the rest ({@link RefusedBody}). */
-    protected String abortMethod() {
-        return null;
+    /** The response's {@code Retry-After}, or null. */
+    final String retryAfter(Object response) throws ReflectiveOperationException {
+        Object found = header.call(response, "Retry-After");
+        return found == null || found instanceof String ? (String) found : (String) VALUE.call(found);
+    }
+
+    /** A refusal's body, as a stream with the no-argument method {@link #abortMethod}, or null for none. */
+    protected InputStream refusedBody(Object response) throws ReflectiveOperationException {
+        Object body = toBody.length == 0 ? null : response;
+        for (int i = 0; i < toBody.length && body != null; i++) {
+            body = toBody[i].call(body);
+        }
+        return (InputStream) body;
+    }
+
+    final String abortMethod() {
+        return abortMethod;
     }
 
     /** After the body was discarded: the refused response gives its connection back, and the request is ready to go again. */
     protected void release(Object response) throws ReflectiveOperationException {
         close(response);
-    }
-
-    /** Each header of an array of the client's header objects, read by their {@code getName()} and {@code getValue()}. */
-    protected static void offerEach(Object headers, Call call) throws ReflectiveOperationException {
-        if (headers instanceof Object[]) {
-            for (Object header : (Object[]) headers) {
-                call.offerHeader((String) NAME.call(header), (String) VALUE.call(header));
-            }
-        }
-    }
-
-    /** {@code getValue()} of a header object, or null for none. */
-    protected static String valueOf(Object header) throws ReflectiveOperationException {
-        return header == null ? null : (String) VALUE.call(header);
     }
 
     /** Closes a {@link Closeable} response; what the client throws when closing fails is dropped: the retry opens another connection. */

@@ -1,14 +1,11 @@
 package dev.retryafter.agent.instrument.apache4;
 
-import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.instrument.BlockingClient;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.ClientMethod;
 import dev.retryafter.agent.instrument.ModuleHooks;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
-
-import java.io.InputStream;
 
 /**
  * HttpClient 4's side of the agent: its responses read for the one blocking loop, the default host a call without a
@@ -22,10 +19,6 @@ public final class Apache4Calls extends BlockingClient implements ModuleHooks {
     static final String GUARD_STRATEGY = "apache4.guardStrategy";
 
     private static final String DEFAULT_HOST_PARAMETER = "http.default-host"; // ClientPNames.DEFAULT_HOST
-    private static final ClientMethod ALL_HEADERS = new ClientMethod("getAllHeaders");
-    private static final ClientMethod FIRST_HEADER = new ClientMethod("getFirstHeader", "String");
-    private static final ClientMethod ENTITY = new ClientMethod("getEntity");
-    private static final ClientMethod CONTENT = new ClientMethod("getContent");
     private static final ClientMethod PARAMS = new ClientMethod("getParams");
     private static final ClientMethod PARAMETER = new ClientMethod("getParameter", "String");
 
@@ -33,7 +26,8 @@ public final class Apache4Calls extends BlockingClient implements ModuleHooks {
     private final SelfGuardedStrategies selfGuarded;
 
     public Apache4Calls(CallDepth depth, SelfGuardedStrategies selfGuarded) {
-        super("apache4");
+        // EofSensorInputStream's abortConnection shuts the connection instead of reading the rest.
+        super("apache4", "getAllHeaders", "getFirstHeader", new String[] {"getEntity", "getContent"}, "abortConnection");
         this.depth = depth;
         this.selfGuarded = selfGuarded;
     }
@@ -65,27 +59,5 @@ public final class Apache4Calls extends BlockingClient implements ModuleHooks {
             host = PARAMETER.call(PARAMS.call(client), DEFAULT_HOST_PARAMETER);
         }
         return host;
-    }
-
-    @Override
-    protected void offerHeaders(Object response, Call call) throws ReflectiveOperationException {
-        offerEach(ALL_HEADERS.call(response), call);
-    }
-
-    @Override
-    protected String retryAfter(Object response) throws ReflectiveOperationException {
-        return valueOf(FIRST_HEADER.call(response, "Retry-After"));
-    }
-
-    @Override
-    protected InputStream refusedBody(Object response) throws ReflectiveOperationException {
-        Object entity = ENTITY.call(response);
-        return entity == null ? null : (InputStream) CONTENT.call(entity);
-    }
-
-    /** EofSensorInputStream's: it shuts the connection instead of reading the rest. */
-    @Override
-    protected String abortMethod() {
-        return "abortConnection";
     }
 }

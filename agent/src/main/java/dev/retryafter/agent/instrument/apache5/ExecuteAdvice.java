@@ -34,7 +34,8 @@ public final class ExecuteAdvice {
             return null; // MinimalHttpClient refuses a null target; so does InternalHttpClient without an authority
         }
         HttpEntity entity = request.getEntity();
-        return AgentHooks.begin("apache5", null, host.getSchemeName(), host.getHostName(), host.getPort(), entity == null || entity.isRepeatable());
+        boolean replayable = entity == null || entity.isRepeatable();
+        return AgentHooks.begin("apache5", null, host.getSchemeName(), host.getHostName(), host.getPort(), replayable);
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, repeatOn = Advice.OnNonDefaultValue.class)

@@ -1,6 +1,5 @@
 package dev.retryafter.agent.instrument.commonshttp3;
 
-import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.instrument.BlockingClient;
 import dev.retryafter.agent.instrument.ClientMethod;
 
@@ -15,38 +14,21 @@ import java.util.Collection;
 public final class CommonsHttp3Calls extends BlockingClient {
 
     private static final String DEFAULT_HEADERS = "http.default-headers"; // HostParams.DEFAULT_HEADERS
-    private static final ClientMethod HEADERS = new ClientMethod("getResponseHeaders");
-    private static final ClientMethod HEADER = new ClientMethod("getResponseHeader", "String");
-    private static final ClientMethod BODY = new ClientMethod("getResponseBodyAsStream");
     private static final ClientMethod RELEASE = new ClientMethod("releaseConnection");
     private static final ClientMethod PARAMS = new ClientMethod("getParams");
     private static final ClientMethod PARAMETER = new ClientMethod("getParameter", "String");
     private static final ClientMethod REMOVE_HEADER = new ClientMethod("removeRequestHeader", "Header");
 
     public CommonsHttp3Calls() {
-        super("commonshttp3");
-    }
-
-    @Override
-    protected void offerHeaders(Object method, Call call) throws ReflectiveOperationException {
-        offerEach(HEADERS.call(method), call);
-    }
-
-    @Override
-    protected String retryAfter(Object method) throws ReflectiveOperationException {
-        return valueOf(HEADER.call(method, "Retry-After"));
+        // "abort": the Abortable the body is wrapped in closes the method's connection; 3.x streams have none of their own.
+        super("commonshttp3", "getResponseHeaders", "getResponseHeader", new String[] {"getResponseBodyAsStream"}, "abort");
     }
 
     /** The body, with an abort that closes the method's connection ({@link RefusedMethodBody}); none: 3.x gave it back already. */
     @Override
     protected InputStream refusedBody(Object method) throws ReflectiveOperationException {
-        InputStream body = (InputStream) BODY.call(method);
+        InputStream body = super.refusedBody(method);
         return body == null ? null : new RefusedMethodBody.Abortable(body, method);
-    }
-
-    @Override
-    protected String abortMethod() {
-        return "abort";
     }
 
     /**

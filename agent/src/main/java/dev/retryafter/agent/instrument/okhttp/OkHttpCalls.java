@@ -42,7 +42,6 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
     private static final ClientMethod SIZE = new ClientMethod("size");
     private static final ClientMethod NAME = new ClientMethod("name", "int");
     private static final ClientMethod VALUE = new ClientMethod("value", "int");
-    private static final ClientMethod HEADER = new ClientMethod("header", "String");
 
     /**
      * By OkHttp call: the enqueued call's granted turn; the hold its turn met (thrown on the dispatcher
@@ -55,7 +54,7 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
     private final CallDepth depth;
 
     public OkHttpCalls(RetryEngine engine, CallDepth depth) {
-        super("okhttp");
+        super("okhttp", null, "header", new String[0], null); // its close discards the rest of the body itself
         this.engine = engine;
         this.depth = depth;
     }
@@ -165,11 +164,6 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
         for (int i = 0, n = (Integer) SIZE.call(headers); i < n; i++) {
             call.offerHeader((String) NAME.call(headers, i), (String) VALUE.call(headers, i));
         }
-    }
-
-    @Override
-    protected String retryAfter(Object response) throws ReflectiveOperationException {
-        return (String) HEADER.call(response, "Retry-After");
     }
 
     /**
