@@ -2,7 +2,6 @@ package dev.retryafter.agent.bootstrap;
 
 import jdk.internal.vm.annotation.DontInline;
 
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.LambdaForm$DontInline;
@@ -37,49 +36,28 @@ public final class AgentHooks {
         /** {@code HttpClient.sendAsync}: a future of the final response, or null to run the original. */
         Object jdkSendAsync(Object client, Object request, Object bodyHandler, Object pushPromiseHandler);
 
-        /** Apache {@code doExecute} begins: a call to pass back below once the turn is granted, or null when not governed. */
-        Object begin(String scheme, String host, int port, boolean replayable) throws IOException;
+        /**
+         * A blocking client's call begins ({@code client}: its module's name, {@code "apache5"}; {@code exchange}: the
+         * client's own object for the call, or null): the call to pass back at each {@link #respond}, once the first
+         * attempt's turn has come, or null when not governed.
+         */
+        Object begin(String client, Object exchange, String scheme, String host, int port, boolean replayable) throws IOException;
 
         /**
-         * Whether the attempt's response headers are worth offering ({@link #header}) before {@link #shouldRetry}:
-         * on refusals, on a host's first few responses, and on every response of a host whose rate-limit hints are believed.
+         * An attempt of that call ended: {@code response} as the client has it (null, and {@code thrown}, when it failed)
+         * and its status. True when it was a refusal the agent discarded and the next attempt's turn has come: the advice
+         * sends the request again. The one exit of every blocking client's advice.
          */
-        boolean wantsHeaders(Object call, int status);
-
-        /** One header of the attempt's response, offered before {@link #shouldRetry}: the agent keeps only rate-limit hints. */
-        void header(Object call, String name, String value);
-
-        /** The attempt's response: true when the caller must discard it and send again. */
-        boolean shouldRetry(Object call, int status, String retryAfter);
-
-        /** Waits for the next attempt's turn, after the refused response went back to the pool. */
-        void awaitRetry(Object call) throws IOException;
-
-        /** The attempt threw: the call is over. */
-        void failed(Object call);
+        boolean respond(String client, Object call, Object response, int status, Throwable thrown) throws IOException;
 
         /**
-         * A refused response, before the retry, then the wait for the next attempt's turn: {@code body} (null for none)
-         * read within a small bound, or aborted with the stream's own no-argument method {@code abortMethod}, which
-         * closes its connection; then {@code refused} closed, so its connection goes back to the pool (a pool of one
-         * would otherwise deadlock). The blocking clients' advice ends each refused attempt with this one call.
+         * A client's per-exchange holder of a pooled connection (Apache's, Commons HttpClient 3's) took one, on the thread
+         * sending the request: a governed attempt keeps its permit until the holder gives it back.
          */
-        void resend(Object call, Closeable refused, InputStream body, String abortMethod) throws IOException;
-
-        /**
-         * A refused Commons HttpClient 3 method's body, {@code body} its response stream (null for none), before the
-         * retry: read within the same bound, or its connection closed, so that the method can be released and run again.
-         */
-        void commonsHttp3DiscardRefused(Object method, InputStream body);
-
-        /** Apache's per-exchange connection holder took a pooled connection, on the thread sending the request. */
         void connectionAcquired(Object holder);
 
         /** That holder gave its connection back: released, discarded or aborted, on any thread. */
         void connectionReleased(Object holder);
-
-        /** Wraps an Apache retry strategy so status retries the agent governs are the agent's alone. */
-        Object guardRetryStrategy(Object strategy, Class<?> strategyType);
 
         /** {@code HttpURLConnection} is about to connect: waits for the first attempt's turn, once per exchange. */
         void urlConnectionConnect(Object connection, URL url, boolean replayable) throws IOException;
@@ -95,26 +73,6 @@ public final class AgentHooks {
 
         /** A connection (disconnect) or the JDK's own client for it (finished, closed): the exchange is over. */
         void urlConnectionDone(Object connectionOrClient);
-
-        /** OkHttp's {@code RetryAndFollowUpInterceptor} begins: as {@link #begin}, or the async call whose turn came. */
-        Object okhttpBegin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException;
-
-
-
-        /** A status this thread's governed call retries itself: the client's own retry of it must not run beneath. */
-        boolean isGovernedRefusal(int status);
-
-
-
-        /**
-         * As {@link #isGovernedRefusal(int)}, or, off the thread of any governed call, for {@code asyncCall}: the
-         * {@link #GOVERNED_CALL} attribute of an asynchronous exchange's context (null for none).
-         */
-        boolean isGovernedRefusal(int status, Object asyncCall);
-
-
-
-
     }
 
     /**
@@ -124,8 +82,8 @@ public final class AgentHooks {
     public static final String GOVERNED_CALL = "dev.retryafter.agent.call";
 
     /**
-     * No status below this is a refusal: a policy names 4xx and 5xx statuses only. Advice reads a
-     * response's {@code Retry-After} only from here up; a success's header is never looked for.
+     * No status below this is a refusal: a policy names 4xx and 5xx statuses only. A response's
+     * {@code Retry-After} is read only from here up; a success's header is never looked for.
      */
     public static final int LOWEST_REFUSAL = 400;
 
@@ -138,7 +96,7 @@ public final class AgentHooks {
         dispatcher = installed;
     }
 
-    /** See {@link Dispatcher#module}: the one entry of every client's own steps, where no step of the five fits. */
+    /** See {@link Dispatcher#module}: the one entry of every client's own steps, where no generic step fits. */
     @DontInline @LambdaForm$DontInline
     public static Object module(String hook, Object[] args) {
         Dispatcher d = dispatcher;
@@ -158,64 +116,17 @@ public final class AgentHooks {
     }
 
     @DontInline @LambdaForm$DontInline
-    public static Object begin(String scheme, String host, int port, boolean replayable) throws IOException {
+    public static Object begin(String client, Object exchange, String scheme, String host, int port, boolean replayable)
+            throws IOException {
         Dispatcher d = dispatcher;
-        return d == null ? null : d.begin(scheme, host, port, replayable);
+        return d == null ? null : d.begin(client, exchange, scheme, host, port, replayable);
     }
 
-    // The five below run for a call that began while the agent was on; it may have gone off since
-    // (a failed start rolls back): then the call ends as the client alone would end it.
-
+    /** For a call that began while the agent was on; gone off since (a failed start rolls back), the response is the client's. */
     @DontInline @LambdaForm$DontInline
-    public static boolean wantsHeaders(Object call, int status) {
+    public static boolean respond(String client, Object call, Object response, int status, Throwable thrown) throws IOException {
         Dispatcher d = dispatcher;
-        return d != null && d.wantsHeaders(call, status);
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static void header(Object call, String name, String value) {
-        Dispatcher d = dispatcher;
-        if (d != null) {
-            d.header(call, name, value);
-        }
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static boolean shouldRetry(Object call, int status, String retryAfter) {
-        Dispatcher d = dispatcher;
-        return d != null && d.shouldRetry(call, status, retryAfter);
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static void awaitRetry(Object call) throws IOException {
-        Dispatcher d = dispatcher;
-        if (d != null) {
-            d.awaitRetry(call);
-        }
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static void failed(Object call) {
-        Dispatcher d = dispatcher;
-        if (d != null) {
-            d.failed(call);
-        }
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static void resend(Object call, Closeable refused, InputStream body, String abortMethod) throws IOException {
-        Dispatcher d = dispatcher;
-        if (d != null) {
-            d.resend(call, refused, body, abortMethod);
-        }
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static void commonsHttp3DiscardRefused(Object method, InputStream body) {
-        Dispatcher d = dispatcher;
-        if (d != null) {
-            d.commonsHttp3DiscardRefused(method, body);
-        }
+        return d != null && d.respond(client, call, response, status, thrown);
     }
 
     @DontInline @LambdaForm$DontInline
@@ -232,12 +143,6 @@ public final class AgentHooks {
         if (d != null) {
             d.connectionReleased(holder);
         }
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static Object guardRetryStrategy(Object strategy, Class<?> strategyType) {
-        Dispatcher d = dispatcher;
-        return d == null || strategy == null ? strategy : d.guardRetryStrategy(strategy, strategyType);
     }
 
     @DontInline @LambdaForm$DontInline
@@ -277,23 +182,5 @@ public final class AgentHooks {
         if (d != null) {
             d.urlConnectionDone(connectionOrClient);
         }
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static Object okhttpBegin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException {
-        Dispatcher d = dispatcher;
-        return d == null ? null : d.okhttpBegin(okCall, scheme, host, port, replayable);
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static boolean isGovernedRefusal(int status) {
-        Dispatcher d = dispatcher;
-        return d != null && d.isGovernedRefusal(status);
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static boolean isGovernedRefusal(int status, Object asyncCall) {
-        Dispatcher d = dispatcher;
-        return d != null && d.isGovernedRefusal(status, asyncCall);
     }
 }

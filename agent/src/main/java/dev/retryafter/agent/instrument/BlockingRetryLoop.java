@@ -2,6 +2,7 @@ package dev.retryafter.agent.instrument;
 
 import dev.retryafter.agent.report.Turns;
 import dev.retryafter.agent.log.AgentLog;
+import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.RetryEngine;
@@ -11,10 +12,9 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 
 /**
- * The steps of the retry loop that Apache advice runs inside {@code doExecute}, for both major
- * versions: the advice turns Apache types into a status and a header, and calls these. The loop
- * itself is the advice's {@code repeatOn}: the method body runs again while {@link #shouldRetry}
- * says so.
+ * The retry loop of every blocking client (Apache 4 and 5, Commons HttpClient 3, OkHttp), written once: the
+ * client's advice hands over the host at {@link #begin} and each attempt's response at {@link #respond}, and the
+ * loop itself is the advice's {@code repeatOn}: the advised method's body runs again while {@link #respond} says so.
  *
  * <p>No application code runs inside these steps, only the engine and its listener: any Throwable
  * they throw is the agent's own, is logged once per step, and the call goes on as the client alone
@@ -77,14 +77,50 @@ public final class BlockingRetryLoop {
         return retry;
     }
 
-    /** A refused response's body, before the retry: true when it was read to its end and its connection may be reused. */
-    public boolean discardRefused(InputStream body, String abortMethod) {
-        return RefusedBody.discard(body, abortMethod);
-    }
-
-    /** Between attempts, once the refused response went back to the pool. */
-    public void awaitRetry(Call call) throws IOException {
+    /**
+     * After an attempt, the one exit of every blocking client's advice: {@code response} as the advice has it (null, with
+     * {@code thrown}, when the attempt failed) and its status. True when it was a refusal, now discarded within
+     * {@link RefusedBody}'s bounds and given back to the pool (a pool of one would otherwise deadlock), and the next
+     * attempt's turn has come: the advice sends the request again. Only the agent's deliberate answers leave as an
+     * {@link IOException}: a held host, an interrupted wait.
+     */
+    public boolean respond(BlockingClient client, Call call, Object response, int status, Throwable thrown) throws IOException {
+        if (thrown != null || response == null) {
+            failed(call);
+            return false;
+        }
+        String retryAfter = null;
+        try {
+            if (call.wantsHeaders(status)) {
+                client.offerHeaders(response, call);
+            }
+            if (status >= AgentHooks.LOWEST_REFUSAL) {
+                retryAfter = client.retryAfter(response);
+            }
+        } catch (Throwable t) {
+            AgentLog.failure("reading a response's headers", t); // decided on the status and what was read
+        }
+        if (!shouldRetry(call, status, retryAfter)) {
+            return false;
+        }
+        InputStream body = null;
+        try {
+            body = client.refusedBody(response);
+        } catch (Throwable unreadable) {
+            // released all the same: the connection is dropped instead of reused, and the retry opens another
+        }
+        try {
+            RefusedBody.discard(body, client.abortMethod());
+        } catch (Throwable t) {
+            AgentLog.failure("discarding a refused body", t);
+        }
+        try {
+            client.release(response);
+        } catch (Throwable t) {
+            AgentLog.failure("releasing a refused response", t);
+        }
         awaitTurn(call);
+        return true;
     }
 
     public void failed(Call call) {

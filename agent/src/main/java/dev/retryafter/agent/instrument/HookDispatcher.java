@@ -8,7 +8,9 @@ import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.apache4async.Apache4AsyncCalls;
 import dev.retryafter.agent.instrument.apache5async.Apache5AsyncCalls;
 import dev.retryafter.agent.instrument.asynchttpclient.AsyncHttpClientCalls;
-import dev.retryafter.agent.instrument.commonshttp3.RefusedMethodBody;
+import dev.retryafter.agent.instrument.apache4.Apache4Calls;
+import dev.retryafter.agent.instrument.apache5.Apache5Calls;
+import dev.retryafter.agent.instrument.commonshttp3.CommonsHttp3Calls;
 import dev.retryafter.agent.instrument.vertx.VertxWebClients;
 import dev.retryafter.agent.instrument.reactornetty.ReactorNettyCalls;
 import dev.retryafter.agent.instrument.jetty.Jetty12Exchanges;
@@ -17,7 +19,6 @@ import dev.retryafter.agent.instrument.jetty9to11.Jetty9to11Exchanges;
 import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
 import dev.retryafter.agent.instrument.urlconnection.UrlConnectionExchanges;
 
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
@@ -29,12 +30,11 @@ import java.util.function.BooleanSupplier;
  * The agent's side of {@link AgentHooks}: casts back to the types the hooks could not name, and routes;
  * {@code java.net.http} through {@link JdkClientHooks}, which only Java 11 and later load.
  *
- * <p>The boundary for the Apache hooks: nothing of the application's runs beneath them, so any
- * Throwable that reaches here is the agent's own. It is logged once per hook, and the client goes on
- * as it would without the agent; only the agent's deliberate answers (an {@link IOException}: a held
- * host, an interrupted wait) pass. The {@code java.net.http}, {@code HttpURLConnection} and OkHttp hooks
- * run the application's code or the client itself beneath them, so their adapters keep their own,
- * narrower boundary.
+ * <p>The boundary for the blocking clients' {@code begin} and {@code respond} and the modules' own hooks: any
+ * Throwable of the agent's that reaches here is logged once per hook, and the client goes on as it would without
+ * the agent; only the agent's deliberate answers (an {@link IOException}: a held host, an interrupted wait) pass
+ * {@code begin} and {@code respond}. The {@code java.net.http} and {@code HttpURLConnection} hooks run the application's
+ * code or the client itself beneath them, so their adapters keep their own, narrower boundary.
  */
 public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.NewCalls {
 
@@ -44,7 +44,8 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
     private final CallDepth depth;
     private final ConnectionLeases leases;
     private final UrlConnectionExchanges urlConnections;
-    private final OkHttpCalls okhttp;
+    /** The blocking clients, by their modules' names ({@link BlockingClient}). */
+    private final Map<String, BlockingClient> blocking = new HashMap<>();
     /** The modules' own hooks, by name ({@link ModuleHooks}). */
     private final Map<String, ModuleHooks> moduleHooks = new HashMap<>();
     private final GoverningSwitch governing;
@@ -69,11 +70,19 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
         this.loop = new BlockingRetryLoop(engine, depth, leases);
         this.depth = depth;
         this.urlConnections = new UrlConnectionExchanges(engine, depth);
-        this.okhttp = new OkHttpCalls(engine, depth, loop);
+        OkHttpCalls okhttp = new OkHttpCalls(engine, depth);
+        Apache4Calls apache4 = new Apache4Calls(depth, selfGuarded);
+        Apache5Calls apache5 = new Apache5Calls(depth, selfGuarded);
+        // The blocking clients, whose advice hands each response to the one loop (AgentHooks.respond).
+        for (BlockingClient client : new BlockingClient[] {apache4, apache5, new CommonsHttp3Calls(), okhttp}) {
+            blocking.put(client.name(), client);
+        }
         JettyExchanges jettyCore = new JettyExchanges(engine);
         // The modules whose advice reaches them through AgentHooks.module: a module with hooks of its own adds itself here.
         for (ModuleHooks hooks : new ModuleHooks[] {
             okhttp,
+            apache4,
+            apache5,
             new Jetty12Exchanges(jettyCore),
             new Jetty9to11Exchanges(jettyCore),
             new Apache5AsyncCalls(engine, depth),
@@ -105,93 +114,36 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
     }
 
     @Override
-    public Object begin(String scheme, String host, int port, boolean replayable) throws IOException {
-        if (!governs()) {
-            return null;
-        }
+    public Object begin(String client, Object exchange, String scheme, String host, int port, boolean replayable) throws IOException {
+        // Off, an OkHttp call enqueued earlier that already has its turn still takes it: it holds a permit.
+        boolean governNew = governs();
         try {
-            return loop.begin(scheme, host, port, replayable);
+            BlockingClient own = blocking.get(client);
+            return own != null ? own.begin(loop, exchange, scheme, host, port, replayable, governNew)
+                    : governNew ? loop.begin(scheme, host, port, replayable) : null;
         } catch (IOException e) {
             throw e;
         } catch (Throwable t) {
-            AgentLog.failure("beginning an Apache call", t);
+            AgentLog.failure("beginning a call", t);
             depth.restore(null); // not governed: the advice does nothing more for this call
             return null;
         }
     }
 
     @Override
-    public boolean wantsHeaders(Object call, int status) {
+    public boolean respond(String client, Object call, Object response, int status, Throwable thrown) throws IOException {
         try {
-            return ((Call) call).wantsHeaders(status);
-        } catch (Throwable t) {
-            AgentLog.failure("asking for a response's headers", t);
-            return false; // the response is decided on its status and Retry-After alone
-        }
-    }
-
-    @Override
-    public void header(Object call, String name, String value) {
-        try {
-            ((Call) call).offerHeader(name, value);
-        } catch (Throwable t) {
-            AgentLog.failure("reading a response's rate-limit headers", t);
-        }
-    }
-
-    @Override
-    public boolean shouldRetry(Object call, int status, String retryAfter) {
-        try {
-            return loop.shouldRetry((Call) call, status, retryAfter);
-        } catch (Throwable t) {
-            AgentLog.failure("answering an Apache response", t);
-            return false;
-        }
-    }
-
-    @Override
-    public void awaitRetry(Object call) throws IOException {
-        try {
-            loop.awaitRetry((Call) call);
+            BlockingClient own = blocking.get(client);
+            if (own == null) { // no client of that name: the call ends as an attempt that failed, as the client alone would
+                loop.failed((Call) call);
+                return false;
+            }
+            return loop.respond(own, (Call) call, response, status, thrown);
         } catch (IOException e) {
             throw e;
         } catch (Throwable t) {
-            AgentLog.failure("awaiting an Apache retry", t);
-        }
-    }
-
-    @Override
-    public void failed(Object call) {
-        try {
-            loop.failed((Call) call);
-        } catch (Throwable t) {
-            AgentLog.failure("ending a failed Apache call", t);
-        }
-    }
-
-    @Override
-    public void resend(Object call, Closeable refused, InputStream body, String abortMethod) throws IOException {
-        try {
-            loop.discardRefused(body, abortMethod);
-        } catch (Throwable t) {
-            AgentLog.failure("discarding a refused body", t);
-        }
-        if (refused != null) {
-            try {
-                refused.close(); // the client's own code: only what it throws when it fails is dropped, as the advice did
-            } catch (IOException | RuntimeException dropped) {
-                // The connection is dropped instead of reused; the retry opens another.
-            }
-        }
-        awaitRetry(call);
-    }
-
-    @Override
-    public void commonsHttp3DiscardRefused(Object method, InputStream body) {
-        try {
-            RefusedMethodBody.discard(method, body);
-        } catch (Throwable t) {
-            AgentLog.failure("discarding a refused body", t);
+            AgentLog.failure("answering a response", t);
+            return false;
         }
     }
 
@@ -210,16 +162,6 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
             leases.released(holder);
         } catch (Throwable t) {
             AgentLog.failure("counting a released connection", t);
-        }
-    }
-
-    @Override
-    public Object guardRetryStrategy(Object strategy, Class<?> strategyType) {
-        try {
-            return selfGuarded.covers(strategy.getClass()) ? strategy : RetryStrategyGuard.guard(strategy, strategyType, depth);
-        } catch (Throwable t) {
-            AgentLog.failure("guarding a retry strategy", t);
-            return strategy;
         }
     }
 
@@ -249,12 +191,6 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
     @Override
     public void urlConnectionDone(Object connectionOrClient) {
         urlConnections.done(connectionOrClient);
-    }
-
-    @Override
-    public Object okhttpBegin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException {
-        // Off, an enqueued call that already has its turn still takes it: it holds a permit.
-        return okhttp.begin(okCall, scheme, host, port, replayable, governs());
     }
 
     /**
@@ -291,31 +227,6 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
             AgentLog.failure("starting the MBeans", t);
         }
         return true;
-    }
-
-    @Override
-    public boolean isGovernedRefusal(int status) {
-        try {
-            Call call = depth.current();
-            return call != null && call.answersRefusal(status);
-        } catch (Throwable t) {
-            AgentLog.failure("reading a status for a retry strategy", t);
-            return false; // the client's own retry decides, as without the agent
-        }
-    }
-
-    @Override
-    public boolean isGovernedRefusal(int status, Object asyncCall) {
-        try {
-            Call call = depth.current();
-            if (call == null && asyncCall instanceof Call) {
-                call = (Call) asyncCall;
-            }
-            return call != null && call.answersRefusal(status);
-        } catch (Throwable t) {
-            AgentLog.failure("reading a status for a retry strategy", t);
-            return false;
-        }
     }
 
     /** Whether a new request is governed, for adapters whose clients outlive a switch: a class, not a lambda (start-up path). */

@@ -42,6 +42,11 @@ public final class RetryStrategyGuard implements InvocationHandler {
         return Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, new RetryStrategyGuard(strategy, depth));
     }
 
+    /** As {@link #guard(Object, Class, CallDepth)}, unless the strategy's class answers for itself; null when null. */
+    public static Object guard(Object strategy, Class<?> type, CallDepth depth, SelfGuardedStrategies selfGuarded) {
+        return strategy == null || selfGuarded.covers(strategy.getClass()) ? strategy : guard(strategy, type, depth);
+    }
+
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
         if (method.getDeclaringClass() == Object.class) {
@@ -106,7 +111,7 @@ public final class RetryStrategyGuard implements InvocationHandler {
         final boolean asksAboutAResponse;
 
         private Route(Method method) {
-            target = accessibleCopy(method);
+            target = ClientMethod.accessibleCopy(method);
             asksAboutAResponse = method.getName().equals("retryRequest") && method.getParameterCount() == 3
                     && method.getParameterTypes()[0].getSimpleName().equals("HttpResponse");
         }
@@ -117,32 +122,18 @@ public final class RetryStrategyGuard implements InvocationHandler {
         }
     }
 
-    /**
-     * A copy with its access checks switched off, where the JVM allows; the original is shared (the
-     * proxy class keeps it), so it is left as it was. The original itself where the JVM refuses (a
-     * module that does not open its package): its checks then stay.
-     */
-    private static Method accessibleCopy(Method method) {
-        try {
-            Method copy = method.getDeclaringClass().getMethod(method.getName(), method.getParameterTypes());
-            copy.setAccessible(true);
-            return copy;
-        } catch (NoSuchMethodException | RuntimeException e) {
-            return method;
-        }
-    }
-
     /** How to read the status of a response class, found once per class, for the same reason. */
     private static final ClassValue<Method[]> STATUS_READERS = new ClassValue<Method[]>() {
         @Override
         protected Method[] computeValue(Class<?> type) {
-            Method code = publicMethod(type, "getCode");                          // HttpClient 5
+            Method code = ClientMethod.find(type, "getCode");                          // HttpClient 5
             if (code != null) {
-                return new Method[] {accessibleCopy(code)};
+                return new Method[] {ClientMethod.accessibleCopy(code)};
             }
-            Method statusLine = publicMethod(type, "getStatusLine");              // HttpClient 4
-            Method statusCode = statusLine == null ? null : publicMethod(statusLine.getReturnType(), "getStatusCode");
-            return statusCode == null ? new Method[0] : new Method[] {accessibleCopy(statusLine), accessibleCopy(statusCode)};
+            Method statusLine = ClientMethod.find(type, "getStatusLine");              // HttpClient 4
+            Method statusCode = statusLine == null ? null : ClientMethod.find(statusLine.getReturnType(), "getStatusCode");
+            return statusCode == null ? new Method[0]
+                    : new Method[] {ClientMethod.accessibleCopy(statusLine), ClientMethod.accessibleCopy(statusCode)};
         }
     };
 
@@ -159,46 +150,24 @@ public final class RetryStrategyGuard implements InvocationHandler {
     }
 
     /** {@code getAttribute(String)} of a context class, found once per class. */
-    private static final ClassValue<Method> ATTRIBUTE_READERS = new ClassValue<Method>() {
-        @Override
-        protected Method computeValue(Class<?> type) {
-            Method reader = publicMethod(type, "getAttribute", String.class);
-            return reader == null ? null : accessibleCopy(reader);
-        }
-    };
+    private static final ClientMethod ATTRIBUTE = new ClientMethod("getAttribute", "String");
 
     /** The governed call an asynchronous exchange's context holds ({@link AgentHooks#GOVERNED_CALL}), or null. */
     private static Call asyncCall(Object context) throws ReflectiveOperationException {
-        Method reader = context == null ? null : ATTRIBUTE_READERS.get(context.getClass());
-        Object call = reader == null ? null : reader.invoke(context, AgentHooks.GOVERNED_CALL);
+        Object call = context == null ? null : ATTRIBUTE.call(context, AgentHooks.GOVERNED_CALL);
         return call instanceof Call ? (Call) call : null;
     }
 
-    /** The method as a public interface declares it: response classes themselves need not be public. */
-    private static Method publicMethod(Class<?> type, String name, Class<?>... parameters) {
-        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            if (c.isInterface()) {
-                Method m = method(c, name, parameters);
-                if (m != null) {
-                    return m;
-                }
-            }
-            for (Class<?> i : c.getInterfaces()) {
-                Method m = method(i, name, parameters);
-                if (m != null) {
-                    return m;
-                }
-            }
+    /**
+     * Whether a client's own retry of {@code status} must stand aside: this thread's governed call, or, off the thread of
+     * any, {@code asyncCall} (an asynchronous exchange's {@link AgentHooks#GOVERNED_CALL}, null for none) retries it itself.
+     */
+    public static boolean isGovernedRefusal(CallDepth depth, int status, Object asyncCall) {
+        Call call = depth.current();
+        if (call == null && asyncCall instanceof Call) {
+            call = (Call) asyncCall;
         }
-        return null;
-    }
-
-    private static Method method(Class<?> type, String name, Class<?>... parameters) {
-        try {
-            return type.getMethod(name, parameters);
-        } catch (NoSuchMethodException e) {
-            return null;
-        }
+        return call != null && call.answersRefusal(status);
     }
 
     @Override

@@ -8,6 +8,7 @@ import net.bytebuddy.jar.asm.Opcodes;
 import dev.retryafter.agent.engine.Policy;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -29,13 +30,9 @@ class AgentHooksTest {
     void withoutADispatcherEveryHookLeavesTheClientAlone() throws Exception {
         AgentHooks.install(null);
         Object callFromBefore = new Object(); // a call that began while the agent was still on
-        assertNull(AgentHooks.begin("https", "portal.example", 443, true));
-        assertFalse(AgentHooks.wantsHeaders(callFromBefore, 429));
-        AgentHooks.header(callFromBefore, "X-RateLimit-Remaining", "0");
-        assertFalse(AgentHooks.shouldRetry(callFromBefore, 429, "0"));
-        AgentHooks.awaitRetry(callFromBefore);
-        AgentHooks.failed(callFromBefore);
-        AgentHooks.resend(callFromBefore, null, null, "abort");
+        assertNull(AgentHooks.begin("apache5", null, "https", "portal.example", 443, true));
+        assertFalse(AgentHooks.respond("apache5", callFromBefore, new Object(), 429, null));
+        assertFalse(AgentHooks.respond("apache5", callFromBefore, null, 0, new IOException("reset")));
         AgentHooks.connectionAcquired(new Object());
         AgentHooks.connectionReleased(new Object());
         assertNull(AgentHooks.module("apache5async.execute", new Object[7]));

@@ -17,6 +17,9 @@ public final class RetryStrategyAdvice {
 
     @Advice.OnMethodEnter
     static void enter(@Advice.Argument(value = 1, readOnly = false) ServiceUnavailableRetryStrategy strategy) {
-        strategy = (ServiceUnavailableRetryStrategy) AgentHooks.guardRetryStrategy(strategy, ServiceUnavailableRetryStrategy.class);
+        Object guarded = strategy == null ? null : AgentHooks.module(Apache4Calls.GUARD_STRATEGY, new Object[] {strategy, ServiceUnavailableRetryStrategy.class});
+        if (guarded != null) {
+            strategy = (ServiceUnavailableRetryStrategy) guarded;
+        }
     }
 }

@@ -19,7 +19,7 @@ public final class DefaultRetryStrategyAdvice {
     /** A success is never a refusal: most answers cost no call into the agent. */
     @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
     static boolean enter(@Advice.Argument(0) HttpResponse response, @Advice.Argument(2) HttpContext context) {
-        return response != null && response.getCode() >= AgentHooks.LOWEST_REFUSAL && AgentHooks.isGovernedRefusal(response.getCode(),
-                context == null ? null : context.getAttribute(AgentHooks.GOVERNED_CALL));
+        return response != null && response.getCode() >= AgentHooks.LOWEST_REFUSAL && AgentHooks.module(Apache5Calls.STANDS_ASIDE,
+                new Object[] {response.getCode(), context == null ? null : context.getAttribute(AgentHooks.GOVERNED_CALL)}) != null;
     }
 }

@@ -16,6 +16,9 @@ public final class RetryStrategyAdvice {
 
     @Advice.OnMethodEnter
     static void enter(@Advice.Argument(value = 0, readOnly = false) HttpRequestRetryStrategy strategy) {
-        strategy = (HttpRequestRetryStrategy) AgentHooks.guardRetryStrategy(strategy, HttpRequestRetryStrategy.class);
+        Object guarded = strategy == null ? null : AgentHooks.module(Apache5Calls.GUARD_STRATEGY, new Object[] {strategy, HttpRequestRetryStrategy.class});
+        if (guarded != null) {
+            strategy = (HttpRequestRetryStrategy) guarded;
+        }
     }
 }

@@ -28,14 +28,6 @@ public final class RefusedMethodBody {
     private RefusedMethodBody() {
     }
 
-    /** Reads and drops {@code body}, the response stream of {@code method}; closes its connection if it does not end in time. */
-    public static void discard(Object method, InputStream body) {
-        if (body == null) {
-            return; // no body: 3.x gave the connection back already
-        }
-        RefusedBody.discard(new Abortable(body, method), "abort");
-    }
-
     /** The body, with the abort {@link RefusedBody} calls by name. */
     public static final class Abortable extends FilterInputStream {
 

@@ -17,7 +17,7 @@ public final class FollowUpAdvice {
 
     @Advice.OnMethodExit
     static void exit(@Advice.Argument(0) Response response, @Advice.Return(readOnly = false) Request followUp) {
-        if (followUp != null && response != null && AgentHooks.isGovernedRefusal(response.code())) {
+        if (followUp != null && response != null && AgentHooks.module(OkHttpCalls.FOLLOW_UP, new Object[] {response.code()}) != null) {
             followUp = null;
         }
     }

@@ -2,7 +2,6 @@ package dev.retryafter.agent.instrument.okhttp;
 
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import net.bytebuddy.asm.Advice;
-import okhttp3.Headers;
 import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
 import okhttp3.Request;
@@ -12,13 +11,11 @@ import okhttp3.Response;
 import java.io.IOException;
 
 /**
- * OkHttp's {@code RetryAndFollowUpInterceptor.intercept} (3.x, 4.x and 5.x alike): the agent's loop
- * sits here, just beneath the application's interceptors and above OkHttp's own retries, redirects,
- * authentication, cookies, cache and connections. The application's interceptors see one call and
- * its final response, as they do for a redirect; each attempt runs all of OkHttp's own machinery.
- * The loop is {@code repeatOn}: the body runs again, with the same chain, while the exit says so.
- * A refused response is closed before the wait, so its connection goes back to the pool.
- * Inlined into OkHttp: it may use OkHttp's types (the API all three versions share) and the bootstrap hooks.
+ * OkHttp's {@code RetryAndFollowUpInterceptor.intercept} (3.x, 4.x and 5.x alike): the agent's loop sits here, just
+ * beneath the application's interceptors and above OkHttp's own retries, redirects, authentication, cookies, cache
+ * and connections, so each attempt runs all of OkHttp's machinery and the application's interceptors see one call.
+ * Hands the host over (with the call, which may hold a turn its enqueue took), then each attempt's response to the
+ * one blocking loop ({@link OkHttpCalls}), and runs the body again, with the same chain, while it says so.
  */
 public final class InterceptAdvice {
 
@@ -30,34 +27,12 @@ public final class InterceptAdvice {
         Request request = chain.request();
         HttpUrl url = request.url();
         RequestBody body = request.body();
-        return AgentHooks.okhttpBegin(chain.call(), url.scheme(), url.host(), url.port(), body == null || !body.isOneShot());
+        return AgentHooks.begin("okhttp", chain.call(), url.scheme(), url.host(), url.port(), body == null || !body.isOneShot());
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, repeatOn = Advice.OnNonDefaultValue.class)
     static boolean exit(@Advice.Enter Object call, @Advice.Return Response response, @Advice.Thrown Throwable thrown)
             throws IOException {
-        if (call == null) {
-            return false;
-        }
-        if (thrown != null || response == null) {
-            AgentHooks.failed(call);
-            return false;
-        }
-        int status = response.code();
-        if (AgentHooks.wantsHeaders(call, status)) {
-            try {
-                Headers headers = response.headers();
-                for (int i = 0, n = headers.size(); i < n; i++) {
-                    AgentHooks.header(call, headers.name(i), headers.value(i));
-                }
-            } catch (RuntimeException unread) {
-                // decided on the status and Retry-After alone
-            }
-        }
-        if (!AgentHooks.shouldRetry(call, status, status >= AgentHooks.LOWEST_REFUSAL ? response.header("Retry-After") : null)) {
-            return false;
-        }
-        AgentHooks.resend(call, response, null, null); // OkHttp's close discards the rest of the body itself
-        return true;
+        return call != null && AgentHooks.respond("okhttp", call, response, response == null ? 0 : response.code(), thrown);
     }
 }

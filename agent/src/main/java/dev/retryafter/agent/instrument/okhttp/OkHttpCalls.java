@@ -6,9 +6,12 @@ import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.BlockingRetryLoop;
+import dev.retryafter.agent.instrument.BlockingClient;
 import dev.retryafter.agent.instrument.CallDepth;
+import dev.retryafter.agent.instrument.ClientMethod;
 import dev.retryafter.agent.instrument.Endpoint;
 import dev.retryafter.agent.instrument.ModuleHooks;
+import dev.retryafter.agent.instrument.RetryStrategyGuard;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -26,12 +29,19 @@ import java.util.concurrent.CompletionException;
  * and a resend on another call object would show the application's interceptors, listeners and
  * {@code cancel()} a call they never made.
  */
-public final class OkHttpCalls implements ModuleHooks {
+public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
 
     /** {@code enqueue}: the call, callback, scheme, host, port, replayable. TRUE: the agent enqueues it once its turn came. */
     public static final String ENQUEUE = "okhttp.enqueue";
     /** The end of an enqueued call's run: the call. */
     public static final String ASYNC_DONE = "okhttp.asyncDone";
+    /** OkHttp would follow a response up by itself: its status. TRUE: the follow-up is the agent's retry, and does not run. */
+    public static final String FOLLOW_UP = "okhttp.followUp";
+
+    private static final ClientMethod HEADERS = new ClientMethod("headers");
+    private static final ClientMethod SIZE = new ClientMethod("size");
+    private static final ClientMethod NAME = new ClientMethod("name", "int");
+    private static final ClientMethod VALUE = new ClientMethod("value", "int");
 
     /**
      * By OkHttp call: the enqueued call's granted turn; the hold its turn met (thrown on the dispatcher
@@ -42,21 +52,20 @@ public final class OkHttpCalls implements ModuleHooks {
 
     private final RetryEngine engine;
     private final CallDepth depth;
-    private final BlockingRetryLoop loop;
 
-    public OkHttpCalls(RetryEngine engine, CallDepth depth, BlockingRetryLoop loop) {
+    public OkHttpCalls(RetryEngine engine, CallDepth depth) {
+        super("okhttp", null, "header", new String[0], null); // its close discards the rest of the body itself
         this.engine = engine;
         this.depth = depth;
-        this.loop = loop;
     }
 
-    /** At {@code RetryAndFollowUpInterceptor}: the enqueued call's granted turn, or the blocking loop's begin. */
-    public Call begin(Object okCall, String scheme, String host, int port, boolean replayable) throws IOException {
-        return begin(okCall, scheme, host, port, replayable, true);
-    }
-
-    /** As {@link #begin(Object, String, String, int, boolean)}; with {@code governNew} false, only a turn already granted is taken. */
-    public Call begin(Object okCall, String scheme, String host, int port, boolean replayable, boolean governNew) throws IOException {
+    /**
+     * At {@code RetryAndFollowUpInterceptor}: the enqueued call's granted turn, or the blocking loop's begin; with
+     * {@code governNew} false, only a turn already granted is taken.
+     */
+    @Override
+    public Call begin(BlockingRetryLoop loop, Object okCall, String scheme, String host, int port, boolean replayable,
+                      boolean governNew) throws IOException {
         Object turn = okCall == null ? null : granted.remove(okCall);
         if (turn instanceof HostHeldException) {
             throw (HostHeldException) turn;
@@ -73,7 +82,7 @@ public final class OkHttpCalls implements ModuleHooks {
 
     @Override
     public String[] hooks() {
-        return new String[] {ENQUEUE, ASYNC_DONE};
+        return new String[] {ENQUEUE, ASYNC_DONE, FOLLOW_UP};
     }
 
     @Override
@@ -81,6 +90,9 @@ public final class OkHttpCalls implements ModuleHooks {
         if (hook.equals(ASYNC_DONE)) {
             asyncDone(a[0]);
             return null;
+        }
+        if (hook.equals(FOLLOW_UP)) {
+            return RetryStrategyGuard.isGovernedRefusal(depth, (Integer) a[0], null) ? Boolean.TRUE : null;
         }
         boolean taken = newCalls.governed() && enqueue(a[0], a[1], (String) a[2], (String) a[3], (Integer) a[4], (Boolean) a[5]);
         return taken ? Boolean.TRUE : null;
@@ -143,6 +155,14 @@ public final class OkHttpCalls implements ModuleHooks {
         Object turn = okCall == null ? null : granted.remove(okCall);
         if (turn instanceof Call) {
             ((Call) turn).endAttempt();
+        }
+    }
+
+    @Override
+    protected void offerHeaders(Object response, Call call) throws ReflectiveOperationException {
+        Object headers = HEADERS.call(response);
+        for (int i = 0, n = (Integer) SIZE.call(headers); i < n; i++) {
+            call.offerHeader((String) NAME.call(headers, i), (String) VALUE.call(headers, i));
         }
     }
 

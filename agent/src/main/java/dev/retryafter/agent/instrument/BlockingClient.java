@@ -1,0 +1,100 @@
+package dev.retryafter.agent.instrument;
+
+import dev.retryafter.agent.engine.Call;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * A blocking client's side of the one retry loop ({@link BlockingRetryLoop#respond}): how the agent reads the response
+ * the client's advice hands over, and readies the request to be sent again. Its advice says which client it is by
+ * {@link #name()} ({@code AgentHooks.begin("apache5", ...)}); the agent reads the rest by reflection, as it cannot name
+ * the client's types, and only when it needs it: the headers when the call wants them, {@code Retry-After} on a 4xx
+ * or 5xx, the body of a refusal.
+ */
+public abstract class BlockingClient {
+
+    private static final ClientMethod NAME = new ClientMethod("getName");
+    private static final ClientMethod VALUE = new ClientMethod("getValue");
+
+    private final String name;
+    private final ClientMethod headers;
+    private final ClientMethod header;
+    private final ClientMethod[] toBody;
+    private final String abortMethod;
+
+    /**
+     * A client whose response has {@code headersMethod()} (an array of header objects with {@code getName()} and
+     * {@code getValue()}; null: {@link #offerHeaders} is the client's own), {@code headerMethod(String)} (a header
+     * object, or its value), and a body reached by the chain of no-argument methods {@code toBody} (none: no body to
+     * discard, or the client's close discards it itself), whose own no-argument method {@code abortMethod} closes its
+     * connection instead of reading the rest (null: none, closed plainly).
+     */
+    protected BlockingClient(String name, String headersMethod, String headerMethod, String[] toBody, String abortMethod) {
+        this.name = name;
+        this.headers = headersMethod == null ? null : new ClientMethod(headersMethod);
+        this.header = new ClientMethod(headerMethod, "String");
+        this.toBody = new ClientMethod[toBody.length];
+        for (int i = 0; i < toBody.length; i++) {
+            this.toBody[i] = new ClientMethod(toBody[i]);
+        }
+        this.abortMethod = abortMethod;
+    }
+
+    /** The module's name, as its advice says it. */
+    public final String name() {
+        return name;
+    }
+
+    /** A call's first turn: the loop's, unless the client has turns of its own ({@code exchange}: the advice's, or null). */
+    public Call begin(BlockingRetryLoop loop, Object exchange, String scheme, String host, int port, boolean replayable, boolean governNew)
+            throws IOException {
+        return governNew ? loop.begin(scheme, host, port, replayable) : null;
+    }
+
+    /** Offers each of the response's headers to {@code call}. */
+    protected void offerHeaders(Object response, Call call) throws ReflectiveOperationException {
+        Object all = headers.call(response);
+        if (all instanceof Object[]) {
+            for (Object each : (Object[]) all) {
+                call.offerHeader((String) NAME.call(each), (String) VALUE.call(each));
+            }
+        }
+    }
+
+    /** The response's {@code Retry-After}, or null. */
+    final String retryAfter(Object response) throws ReflectiveOperationException {
+        Object found = header.call(response, "Retry-After");
+        return found == null || found instanceof String ? (String) found : (String) VALUE.call(found);
+    }
+
+    /** A refusal's body, as a stream with the no-argument method {@link #abortMethod}, or null for none. */
+    protected InputStream refusedBody(Object response) throws ReflectiveOperationException {
+        Object body = toBody.length == 0 ? null : response;
+        for (int i = 0; i < toBody.length && body != null; i++) {
+            body = toBody[i].call(body);
+        }
+        return (InputStream) body;
+    }
+
+    final String abortMethod() {
+        return abortMethod;
+    }
+
+    /** After the body was discarded: the refused response gives its connection back, and the request is ready to go again. */
+    protected void release(Object response) throws ReflectiveOperationException {
+        close(response);
+    }
+
+    /** Closes a {@link Closeable} response; what the client throws when closing fails is dropped: the retry opens another connection. */
+    protected static void close(Object response) {
+        if (response instanceof Closeable) {
+            try {
+                ((Closeable) response).close();
+            } catch (IOException | RuntimeException dropped) {
+                // the connection is dropped instead of reused
+            }
+        }
+    }
+}
