@@ -10,4 +10,13 @@ public interface ClientModule {
 
     /** The client's classes and their advice. */
     Target[] targets();
+
+    /**
+     * What the module's advice reaches through the bridge, made once when the agent starts: its {@link ModuleHooks}
+     * ({@code AgentHooks.module}) and its {@link BlockingClient} ({@code AgentHooks.begin/respond}), one object may be
+     * both. None for a module whose advice needs no hooks of its own.
+     */
+    default Object[] hooks(ModuleContext context) {
+        return new Object[0];
+    }
 }

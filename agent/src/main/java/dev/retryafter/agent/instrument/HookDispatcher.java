@@ -5,18 +5,6 @@ import dev.retryafter.agent.GoverningSwitch;
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.RetryEngine;
-import dev.retryafter.agent.instrument.apache4async.Apache4AsyncCalls;
-import dev.retryafter.agent.instrument.apache5async.Apache5AsyncCalls;
-import dev.retryafter.agent.instrument.asynchttpclient.AsyncHttpClientCalls;
-import dev.retryafter.agent.instrument.apache4.Apache4Calls;
-import dev.retryafter.agent.instrument.apache5.Apache5Calls;
-import dev.retryafter.agent.instrument.commonshttp3.CommonsHttp3Calls;
-import dev.retryafter.agent.instrument.vertx.VertxWebClients;
-import dev.retryafter.agent.instrument.reactornetty.ReactorNettyCalls;
-import dev.retryafter.agent.instrument.jetty.Jetty12Exchanges;
-import dev.retryafter.agent.instrument.jetty.JettyExchanges;
-import dev.retryafter.agent.instrument.jetty9to11.Jetty9to11Exchanges;
-import dev.retryafter.agent.instrument.okhttp.OkHttpCalls;
 import dev.retryafter.agent.instrument.urlconnection.UrlConnectionExchanges;
 
 import java.io.IOException;
@@ -70,29 +58,18 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
         this.loop = new BlockingRetryLoop(engine, depth, leases);
         this.depth = depth;
         this.urlConnections = new UrlConnectionExchanges(engine, depth);
-        OkHttpCalls okhttp = new OkHttpCalls(engine, depth);
-        Apache4Calls apache4 = new Apache4Calls(depth, selfGuarded);
-        Apache5Calls apache5 = new Apache5Calls(depth, selfGuarded);
-        // The blocking clients, whose advice hands each response to the one loop (AgentHooks.respond).
-        for (BlockingClient client : new BlockingClient[] {apache4, apache5, new CommonsHttp3Calls(), okhttp}) {
-            blocking.put(client.name(), client);
-        }
-        JettyExchanges jettyCore = new JettyExchanges(engine);
-        // The modules whose advice reaches them through AgentHooks.module: a module with hooks of its own adds itself here.
-        for (ModuleHooks hooks : new ModuleHooks[] {
-            okhttp,
-            apache4,
-            apache5,
-            new Jetty12Exchanges(jettyCore),
-            new Jetty9to11Exchanges(jettyCore),
-            new Apache5AsyncCalls(engine, depth),
-            new Apache4AsyncCalls(engine, depth),
-            new AsyncHttpClientCalls(engine, depth),
-            new VertxWebClients(engine, new GovernsNew()),
-            new ReactorNettyCalls(engine, new GovernsNew()),
-        }) {
-            for (String hook : hooks.hooks()) {
-                moduleHooks.put(hook, hooks);
+        ModuleContext context = new ModuleContext(engine, depth, selfGuarded, new GovernsNew());
+        // What each module's advice reaches through the bridge: the modules say, this only files them by name.
+        for (ClientModule module : ClientInstrumentation.MODULES) { // a plain loop: the start-up path links no lambda
+            for (Object hooks : module.hooks(context)) {
+                if (hooks instanceof BlockingClient) {
+                    blocking.put(((BlockingClient) hooks).name(), (BlockingClient) hooks);
+                }
+                if (hooks instanceof ModuleHooks) {
+                    for (String hook : ((ModuleHooks) hooks).hooks()) {
+                        moduleHooks.put(hook, (ModuleHooks) hooks);
+                    }
+                }
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument.apache4;
 
 import dev.retryafter.agent.instrument.ClientModule;
+import dev.retryafter.agent.instrument.ModuleContext;
 import dev.retryafter.agent.instrument.Target;
 
 /**
@@ -26,5 +27,10 @@ public final class Apache4Module implements ClientModule {
                     .relocatable(ROOT, "releaseConnection(Z)V", "abortConnection()V"),
             new Target("org.apache.http.impl.execchain.ServiceUnavailableRetryExec").advise("<init>/2", "apache4.RetryStrategyAdvice")
                     .relocatable(ROOT, "<init>(Lorg/apache/http/impl/execchain/ClientExecChain;Lorg/apache/http/client/ServiceUnavailableRetryStrategy;)V")};
+    }
+
+    @Override
+    public Object[] hooks(ModuleContext context) {
+        return new Object[] {new Apache4Calls(context.depth, context.selfGuarded)};
     }
 }

@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument.apache4async;
 
 import dev.retryafter.agent.instrument.ClientModule;
+import dev.retryafter.agent.instrument.ModuleContext;
 import dev.retryafter.agent.instrument.Target;
 
 /**
@@ -21,5 +22,10 @@ public final class Apache4AsyncModule implements ClientModule {
                     .relocatable(ROOT, EXECUTE),
             new Target("org.apache.http.impl.nio.client.MinimalHttpAsyncClient").advise("execute/4", "apache4async.ExecuteAdvice")
                     .relocatable(ROOT, EXECUTE)};
+    }
+
+    @Override
+    public Object[] hooks(ModuleContext context) {
+        return new Object[] {new Apache4AsyncCalls(context.engine, context.depth)};
     }
 }

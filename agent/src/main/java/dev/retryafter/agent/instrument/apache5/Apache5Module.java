@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument.apache5;
 
 import dev.retryafter.agent.instrument.ClientModule;
+import dev.retryafter.agent.instrument.ModuleContext;
 import dev.retryafter.agent.instrument.Target;
 
 /**
@@ -31,5 +32,10 @@ public final class Apache5Module implements ClientModule {
             new Target("org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy")
                     .advise("retryRequest/3", "apache5.DefaultRetryStrategyAdvice").guardsItself()
                     .relocatable(ROOT, "retryRequest(Lorg/apache/hc/core5/http/HttpResponse;ILorg/apache/hc/core5/http/protocol/HttpContext;)Z")};
+    }
+
+    @Override
+    public Object[] hooks(ModuleContext context) {
+        return new Object[] {new Apache5Calls(context.depth, context.selfGuarded)};
     }
 }

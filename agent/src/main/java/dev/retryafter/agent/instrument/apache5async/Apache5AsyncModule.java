@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument.apache5async;
 
 import dev.retryafter.agent.instrument.ClientModule;
+import dev.retryafter.agent.instrument.ModuleContext;
 import dev.retryafter.agent.instrument.Target;
 
 /**
@@ -24,5 +25,10 @@ public final class Apache5AsyncModule implements ClientModule {
                     .advise("doExecute/6", "apache5async.ExecuteAdvice").relocatable(ROOT, DO_EXECUTE),
             new Target("org.apache.hc.client5.http.impl.async.AsyncHttpRequestRetryExec").advise("<init>/1", "apache5.RetryStrategyAdvice")
                     .relocatable(ROOT, "<init>(Lorg/apache/hc/client5/http/HttpRequestRetryStrategy;)V")};
+    }
+
+    @Override
+    public Object[] hooks(ModuleContext context) {
+        return new Object[] {new Apache5AsyncCalls(context.engine, context.depth)};
     }
 }

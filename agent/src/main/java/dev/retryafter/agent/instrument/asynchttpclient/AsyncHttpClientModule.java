@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument.asynchttpclient;
 
 import dev.retryafter.agent.instrument.ClientModule;
+import dev.retryafter.agent.instrument.ModuleContext;
 import dev.retryafter.agent.instrument.Target;
 
 /**
@@ -15,5 +16,10 @@ public final class AsyncHttpClientModule implements ClientModule {
         return new Target[] {new Target("org.asynchttpclient.DefaultAsyncHttpClient").advise("execute/2", "asynchttpclient.ExecuteAdvice")
                 .relocatable(new Target.Root("org/asynchttpclient/", "AsyncHttpClient"),
                         "execute(Lorg/asynchttpclient/Request;Lorg/asynchttpclient/AsyncHandler;)Lorg/asynchttpclient/ListenableFuture;")};
+    }
+
+    @Override
+    public Object[] hooks(ModuleContext context) {
+        return new Object[] {new AsyncHttpClientCalls(context.engine, context.depth)};
     }
 }

@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument.commonshttp3;
 
 import dev.retryafter.agent.instrument.ClientModule;
+import dev.retryafter.agent.instrument.ModuleContext;
 import dev.retryafter.agent.instrument.Target;
 
 /** Commons HttpClient 3: every {@code executeMethod} overload calls the three-argument one; a method holds its connection. */
@@ -13,5 +14,10 @@ public final class CommonsHttp3Module implements ClientModule {
             new Target("org.apache.commons.httpclient.HttpMethodBase")
                     .advise("execute/2", "commonshttp3.MethodLeaseAdvice$Acquired")
                     .advise("ensureConnectionRelease/0", "commonshttp3.MethodLeaseAdvice$Released")};
+    }
+
+    @Override
+    public Object[] hooks(ModuleContext context) {
+        return new Object[] {new CommonsHttp3Calls()};
     }
 }

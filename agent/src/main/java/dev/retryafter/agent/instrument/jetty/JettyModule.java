@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument.jetty;
 
 import dev.retryafter.agent.instrument.ClientModule;
+import dev.retryafter.agent.instrument.ModuleContext;
 import dev.retryafter.agent.instrument.Target;
 
 /**
@@ -25,5 +26,10 @@ public final class JettyModule implements ClientModule {
             new Target("org.eclipse.jetty.client.HttpClient").advise("findProtocolHandler/2", "jetty.RefusalAdvice")
                     .onlyIfDeclares(FIND_PROTOCOL_HANDLER)
                     .relocatable(ROOT, FIND_PROTOCOL_HANDLER, "getHttpCookieStore()Lorg/eclipse/jetty/http/HttpCookieStore;")};
+    }
+
+    @Override
+    public Object[] hooks(ModuleContext context) {
+        return new Object[] {new Jetty12Exchanges(new JettyExchanges(context.engine))};
     }
 }

@@ -1,7 +1,9 @@
 package dev.retryafter.agent.instrument.jetty9to11;
 
 import dev.retryafter.agent.instrument.ClientModule;
+import dev.retryafter.agent.instrument.ModuleContext;
 import dev.retryafter.agent.instrument.Target;
+import dev.retryafter.agent.instrument.jetty.JettyExchanges;
 import dev.retryafter.agent.instrument.jetty.JettyModule;
 
 /**
@@ -18,5 +20,10 @@ public final class Jetty9to11Module implements ClientModule {
                     .relocatable(JettyModule.ROOT, "send(Lorg/eclipse/jetty/client/api/Response$CompleteListener;)V"),
             new Target("org.eclipse.jetty.client.HttpConversation").advise("updateResponseListeners/1", "jetty9to11.RefusalAdvice")
                     .relocatable(JettyModule.ROOT, "updateResponseListeners(Lorg/eclipse/jetty/client/api/Response$ResponseListener;)V")};
+    }
+
+    @Override
+    public Object[] hooks(ModuleContext context) {
+        return new Object[] {new Jetty9to11Exchanges(new JettyExchanges(context.engine))};
     }
 }

@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument.okhttp;
 
 import dev.retryafter.agent.instrument.ClientModule;
+import dev.retryafter.agent.instrument.ModuleContext;
 import dev.retryafter.agent.instrument.Target;
 
 /**
@@ -23,5 +24,10 @@ public final class OkHttpModule implements ClientModule {
                     .relocatable(ROOT, "enqueue(Lokhttp3/Callback;)V"),
             new Target("okhttp3.RealCall$AsyncCall").advise("execute/0", "okhttp.AsyncDoneAdvice").relocatable(ROOT, "execute()V"),
             new Target("okhttp3.internal.connection.RealCall$AsyncCall").advise("run/0", "okhttp.AsyncDoneAdvice").relocatable(ROOT, "run()V")};
+    }
+
+    @Override
+    public Object[] hooks(ModuleContext context) {
+        return new Object[] {new OkHttpCalls(context.engine, context.depth)};
     }
 }

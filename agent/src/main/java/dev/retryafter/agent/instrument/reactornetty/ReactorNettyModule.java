@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument.reactornetty;
 
 import dev.retryafter.agent.instrument.ClientModule;
+import dev.retryafter.agent.instrument.ModuleContext;
 import dev.retryafter.agent.instrument.Target;
 
 /**
@@ -13,5 +14,10 @@ public final class ReactorNettyModule implements ClientModule {
     @Override
     public Target[] targets() {
         return new Target[] {new Target("reactor.netty.http.client.HttpClientConnect").advise("connect/0", "reactornetty.ConnectAdvice")};
+    }
+
+    @Override
+    public Object[] hooks(ModuleContext context) {
+        return new Object[] {new ReactorNettyCalls(context.engine, context.governsNew)};
     }
 }
