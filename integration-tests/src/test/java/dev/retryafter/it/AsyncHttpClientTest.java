@@ -37,9 +37,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Execution(ExecutionMode.CONCURRENT)
 class AsyncHttpClientTest {
 
-    static final String FETCHER = "dev.retryafter.it.apps.AsyncHttpClientFetcher";
-    static final String HANDLER_FETCHER = "dev.retryafter.it.apps.AsyncHttpClientFetcher$WithHandler";
-    static final String APP = "dev.retryafter.it.apps.AsyncHttpClientApp";
+    static final String FETCHER = "dev.retryafter.it.apps.java8.AsyncHttpClientFetcher";
+    static final String HANDLER_FETCHER = "dev.retryafter.it.apps.java8.AsyncHttpClientFetcher$WithHandler";
+    static final String APP = "dev.retryafter.it.apps.java8.AsyncHttpClientApp";
     static final long MIN_SLEEP = 1_000;
     static final String POLICY = "default.min-sleep = 1s\n"
             + "default.max-sleep = 4s\n"

@@ -36,8 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Execution(ExecutionMode.CONCURRENT)
 class VertxWebClientTest {
 
-    static final String FETCHER = "dev.retryafter.it.apps.VertxWebClientFetcher";
-    static final String APP = "dev.retryafter.it.apps.VertxWebClientApp";
+    static final String FETCHER = "dev.retryafter.it.apps.java8.VertxWebClientFetcher";
+    static final String APP = "dev.retryafter.it.apps.java8.VertxWebClientApp";
     static final long MIN_SLEEP = 1_000;
     static final String POLICY = "default.min-sleep = 1s\n"
             + "default.max-sleep = 4s\n"
