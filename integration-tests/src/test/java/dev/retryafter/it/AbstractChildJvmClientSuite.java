@@ -48,13 +48,11 @@ abstract class AbstractChildJvmClientSuite {
     static final int RECORDS = 40;
 
     /** One version of the client on one JDK. */
-    static final class Setup {
-        final String client;
+    final class Setup {
         final String version;
         final Jdk jdk;
 
-        Setup(String client, String version, Jdk jdk) {
-            this.client = client;
+        Setup(String version, Jdk jdk) {
             this.version = version;
             this.jdk = jdk;
         }
@@ -78,11 +76,13 @@ abstract class AbstractChildJvmClientSuite {
         this.app = app;
     }
 
-    /** The child JVM's class path: the scraper, this version's jars, and the test applications. */
-    abstract ChildJvm onClasspath(ChildJvm jvm, Setup setup);
+    /** The child JVM's class path: the scraper, this version's jars, and the test applications; here the scraper's own. */
+    ChildJvm onClasspath(ChildJvm jvm, Setup setup) {
+        return withScraperAndFolders(jvm);
+    }
 
     Setup setup(String version, Jdk jdk) {
-        return new Setup(client, version, jdk);
+        return new Setup(version, jdk);
     }
 
     /** Rows of (setup, Behaviour, fetcher): 10 requests per 2 s, Retry-After 0 (a hot loop, obeyed) or 3600. */
@@ -109,8 +109,9 @@ abstract class AbstractChildJvmClientSuite {
         return Stream.empty();
     }
 
+    /** Where the streamed body goes, unless the client cannot send a string again. */
     Stream<Setup> replayableBody() {
-        return Stream.empty();
+        return streamedBody();
     }
 
     Stream<Setup> lastRefusal() {

@@ -1,6 +1,5 @@
 package dev.retryafter.it;
 
-import dev.retryafter.it.harness.ChildJvm;
 import dev.retryafter.it.harness.Jdk;
 import org.junit.jupiter.params.provider.Arguments;
 
@@ -15,12 +14,6 @@ class Apache5AsyncTest extends AbstractChildJvmClientSuite {
 
     Apache5AsyncTest() {
         super("Apache HttpAsyncClient", "dev.retryafter.it.apps.java8.Apache5AsyncFetcher", null);
-    }
-
-    /** The scraper, whose jars include HttpClient 5's. */
-    @Override
-    ChildJvm onClasspath(ChildJvm jvm, Setup setup) {
-        return withScraperAndFolders(jvm);
     }
 
     @Override

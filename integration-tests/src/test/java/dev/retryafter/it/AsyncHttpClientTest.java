@@ -47,11 +47,6 @@ class AsyncHttpClientTest extends AbstractChildJvmClientSuite {
     }
 
     @Override
-    Stream<Setup> replayableBody() {
-        return streamedBody();
-    }
-
-    @Override
     Stream<Setup> lastRefusal() {
         return Stream.of(setup("3", Jdk.JAVA_17), setup("2", Jdk.JAVA_8));
     }

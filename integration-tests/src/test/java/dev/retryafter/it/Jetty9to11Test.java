@@ -58,11 +58,6 @@ class Jetty9to11Test extends AbstractChildJvmClientSuite {
     }
 
     @Override
-    Stream<Setup> replayableBody() {
-        return jettyAndJdk();
-    }
-
-    @Override
     Stream<Setup> lastRefusal() {
         return jettyAndJdk();
     }

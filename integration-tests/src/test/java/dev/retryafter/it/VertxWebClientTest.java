@@ -44,11 +44,6 @@ class VertxWebClientTest extends AbstractChildJvmClientSuite {
     }
 
     @Override
-    Stream<Setup> replayableBody() {
-        return streamedBody();
-    }
-
-    @Override
     Stream<Setup> lastRefusal() {
         return Stream.of(setup("5", Jdk.JAVA_17), setup("4", Jdk.JAVA_11));
     }
