@@ -1,66 +1,23 @@
 package dev.retryafter.it;
 
-import dev.retryafter.demo.portal.Behaviour;
-import dev.retryafter.demo.portal.PortalModel;
-import dev.retryafter.demo.portal.PortalServer;
-import dev.retryafter.demo.portal.PortalStats;
-import dev.retryafter.it.harness.ChildJvm;
-import dev.retryafter.it.harness.Inconclusive;
 import dev.retryafter.it.harness.Jdk;
-import dev.retryafter.it.harness.MinSleepFloor;
-import dev.retryafter.it.harness.ScraperRun;
-import dev.retryafter.it.harness.TestClasspath;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * Apache HttpAsyncClient 5, unchanged and built with its defaults, in child JVMs on Java 8 and 17 with the agent
- * attached: the legacy scraper on it (no retry logic of its own) against portals whose Retry-After lies. Its own
- * test rather than a row of {@code Clients.GOVERNED}, which would add it to every scenario on every JDK.
+ * Apache HttpAsyncClient 5, unchanged and built with its defaults, on Java 8 and 17: the legacy scraper on it (no retry
+ * logic of its own; against Retry-After 3600 its own strategy stalls). Its own test rather than a row of
+ * {@code Clients.GOVERNED}, which would add it to every scenario on every JDK.
  */
-@Execution(ExecutionMode.CONCURRENT)
-class Apache5AsyncTest {
+class Apache5AsyncTest extends AbstractChildJvmClientSuite {
 
-    static final String FETCHER = "dev.retryafter.it.apps.java8.Apache5AsyncFetcher";
-    static final long MIN_SLEEP = 1_000;
-    static final String POLICY = "default.min-sleep = 1s\n"
-            + "default.max-sleep = 4s\n"
-            + "default.max-attempts = 10\n";
-    static final int RECORDS = 40;
-
-    static Stream<Arguments> lyingPortals() {
-        return Stream.of(Jdk.JAVA_8, Jdk.JAVA_17).flatMap(jdk -> Stream.of(Behaviour.ALWAYS_ZERO, Behaviour.CONSTANT_OVERSTATED)
-                .map(behaviour -> Arguments.of(jdk, behaviour)));
+    Apache5AsyncTest() {
+        super("Apache HttpAsyncClient", "dev.retryafter.it.apps.java8.Apache5AsyncFetcher", null);
     }
 
-    /** 10 requests per 2 s, Retry-After 0 (a hot loop, obeyed) or 3600 (its own strategy stalls on it); three workers. */
-    @ParameterizedTest(name = "{1} on {0}")
-    @MethodSource("lyingPortals")
-    void everyRecordArrivesAndNoWorkerIsSentSoonerThanMinSleepAfterARefusal(Jdk jdk, Behaviour behaviour) throws Exception {
-        try (PortalServer portal = new PortalServer(new PortalModel(behaviour, 10, 2_000))) {
-            ScraperRun run = ScraperRun.run(new ChildJvm(jdk).classpathEntry(TestClasspath.testClasses()), POLICY, FETCHER,
-                    portal.baseUrl(), RECORDS, "--threads", "3");
-            PortalStats stats = portal.stats();
-            System.out.println("Apache HttpAsyncClient 5, " + behaviour + " on " + jdk + ": " + run.fetched + " of " + RECORDS
-                    + " fetched, " + stats.refusals + " refusals, shortest gap after a worker's own refusal "
-                    + stats.shortestGapAfterOwnRefusalMillis + " ms");
-
-            assertEquals(RECORDS, run.fetched, () -> "every record arrives\n" + stats + "\n" + run);
-            Inconclusive.unlessRefused(stats.refusals, () -> stats + "\n" + run); // so this test could fail
-            MinSleepFloor.assertKept(stats.shortestGapAfterOwnRefusalMillis, MIN_SLEEP, () -> stats + "\n" + run);
-            assertTrue(run.jvm.stderr.contains("Retry-After=\"" + (behaviour == Behaviour.ALWAYS_ZERO ? "0" : "3600") + "\""),
-                    () -> "each refusal is explained in the log\n" + run);
-            assertFalse(run.jvm.stderr.contains("ungoverned"), () -> "HttpAsyncClient 5 is governed: no exit warning\n" + run);
-            assertFalse(run.jvm.stderr.contains("internal failure"), run::toString);
-        }
+    @Override
+    Stream<Arguments> lyingPortals() {
+        return bothPortalsOn("5", Jdk.JAVA_8, Jdk.JAVA_17);
     }
 }

@@ -1,141 +1,58 @@
 package dev.retryafter.it;
 
 import dev.retryafter.demo.portal.Behaviour;
-import dev.retryafter.demo.portal.PortalModel;
-import dev.retryafter.demo.portal.PortalServer;
-import dev.retryafter.demo.portal.PortalStats;
 import dev.retryafter.it.harness.ChildJvm;
-import dev.retryafter.it.harness.Inconclusive;
 import dev.retryafter.it.harness.Jdk;
-import dev.retryafter.it.harness.MinSleepFloor;
-import dev.retryafter.it.harness.ScraperRun;
-import dev.retryafter.it.harness.ScriptedServer;
-import dev.retryafter.it.harness.ScriptedServer.Reply;
-import dev.retryafter.it.harness.TestClasspath;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
 import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * AsyncHttpClient 3 (org.asynchttpclient, on Netty), unchanged and built with its defaults, in child JVMs with the agent
- * attached (it needs Java 11): the legacy scraper on {@code execute().get()} and on a handler of its own with the future's
- * listener, against portals whose Retry-After lies; a body sent once and one sent again; the last refusal handed to the
- * application with its body; and switched off, the same requests as without the agent.
+ * AsyncHttpClient 3 (org.asynchttpclient, on Netty 4.2; it needs Java 11) and 2 (on Netty 4.1, from Java 8), unchanged and
+ * built with their defaults: the legacy scraper on {@code execute().get()} and on a handler of its own with the future's
+ * listener.
  */
-@Execution(ExecutionMode.CONCURRENT)
-class AsyncHttpClientTest {
+class AsyncHttpClientTest extends AbstractChildJvmClientSuite {
 
-    static final String FETCHER = "dev.retryafter.it.apps.AsyncHttpClientFetcher";
-    static final String HANDLER_FETCHER = "dev.retryafter.it.apps.AsyncHttpClientFetcher$WithHandler";
-    static final String APP = "dev.retryafter.it.apps.AsyncHttpClientApp";
-    static final long MIN_SLEEP = 1_000;
-    static final String POLICY = "default.min-sleep = 1s\n"
-            + "default.max-sleep = 4s\n"
-            + "default.max-attempts = 10\n";
-    static final int RECORDS = 40;
+    static final String FETCHER = "dev.retryafter.it.apps.java8.AsyncHttpClientFetcher";
+    static final String HANDLER_FETCHER = "dev.retryafter.it.apps.java8.AsyncHttpClientFetcher$WithHandler";
 
-    static Stream<Arguments> lyingPortals() {
-        return Stream.of(Arguments.of(Jdk.JAVA_11, Behaviour.ALWAYS_ZERO, FETCHER),
-                Arguments.of(Jdk.JAVA_17, Behaviour.CONSTANT_OVERSTATED, HANDLER_FETCHER),
-                Arguments.of(Jdk.JAVA_21, Behaviour.CONSTANT_OVERSTATED, FETCHER),
-                Arguments.of(Jdk.JAVA_25, Behaviour.ALWAYS_ZERO, HANDLER_FETCHER));
+    AsyncHttpClientTest() {
+        super("AsyncHttpClient", FETCHER, "dev.retryafter.it.apps.java8.AsyncHttpClientApp");
     }
 
-    /** The scraper, AsyncHttpClient 3 and Netty, and the test applications. */
-    static ChildJvm onClasspath(ChildJvm jvm) {
-        return jvm.classpath(TestClasspath.SCRAPER.or(name -> name.startsWith("async-http-client") || name.startsWith("netty-")
-                        || name.startsWith("reactive-streams") || name.startsWith("jakarta.activation")))
-                .classpathEntry(TestClasspath.testClasses());
+    /** 3: the module's own, with its Netty; 2: its folder and Netty 4.1's. */
+    @Override
+    ChildJvm onClasspath(ChildJvm jvm, Setup setup) {
+        return setup.version.equals("3")
+                ? withScraper(jvm, name -> name.startsWith("async-http-client") || name.startsWith("netty-")
+                        || name.startsWith("reactive-streams") || name.startsWith("jakarta.activation"))
+                : withScraperAndFolders(jvm, "async-http-client-2", "netty-4.1");
     }
 
-    /** 10 requests per 2 s, Retry-After 0 (a hot loop, obeyed) or 3600; three workers. */
-    @ParameterizedTest(name = "{1} on {0}, {2}")
-    @MethodSource("lyingPortals")
-    void everyRecordArrivesAndNoWorkerIsSentSoonerThanMinSleepAfterARefusal(Jdk jdk, Behaviour behaviour, String fetcher) throws Exception {
-        try (PortalServer portal = new PortalServer(new PortalModel(behaviour, 10, 2_000))) {
-            ScraperRun run = ScraperRun.runAsGiven(onClasspath(new ChildJvm(jdk)), POLICY, fetcher, portal.baseUrl(), RECORDS,
-                    "--threads", "3");
-            PortalStats stats = portal.stats();
-            System.out.println("AsyncHttpClient (" + fetcher.substring(fetcher.lastIndexOf('.') + 1) + "), " + behaviour + " on " + jdk
-                    + ": " + run.fetched + " of " + RECORDS + " fetched, " + stats.requests + " requests, " + stats.refusals
-                    + " refusals, shortest gap after a worker's own refusal " + stats.shortestGapAfterOwnRefusalMillis + " ms");
-
-            assertEquals(RECORDS, run.fetched, () -> "every record arrives\n" + stats + "\n" + run);
-            Inconclusive.unlessRefused(stats.refusals, () -> stats + "\n" + run); // so this test could fail
-            MinSleepFloor.assertKept(stats.shortestGapAfterOwnRefusalMillis, MIN_SLEEP, () -> stats + "\n" + run);
-            assertTrue(run.jvm.stderr.contains("Retry-After=\"" + (behaviour == Behaviour.ALWAYS_ZERO ? "0" : "3600") + "\""),
-                    () -> "each refusal is explained in the log\n" + run);
-            assertFalse(run.jvm.stderr.contains("ungoverned"), () -> "AsyncHttpClient is governed: no warning\n" + run);
-            assertFalse(run.jvm.stderr.contains("internal failure"), run::toString);
-        }
+    @Override
+    Stream<Arguments> lyingPortals() {
+        return Stream.of(Arguments.of(setup("3", Jdk.JAVA_11), Behaviour.ALWAYS_ZERO, FETCHER),
+                Arguments.of(setup("3", Jdk.JAVA_17), Behaviour.CONSTANT_OVERSTATED, HANDLER_FETCHER),
+                Arguments.of(setup("3", Jdk.JAVA_21), Behaviour.CONSTANT_OVERSTATED, FETCHER),
+                Arguments.of(setup("3", Jdk.JAVA_25), Behaviour.ALWAYS_ZERO, HANDLER_FETCHER),
+                Arguments.of(setup("2", Jdk.JAVA_8), Behaviour.ALWAYS_ZERO, HANDLER_FETCHER),
+                Arguments.of(setup("2", Jdk.JAVA_8), Behaviour.CONSTANT_OVERSTATED, FETCHER),
+                Arguments.of(setup("2", Jdk.JAVA_21), Behaviour.ALWAYS_ZERO, FETCHER));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Jdk.class, names = {"JAVA_11", "JAVA_25"})
-    void aStreamedBodyIsNeverSentTwiceAndAStringIsSentAgainWhole(Jdk jdk) throws Exception {
-        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"))) {
-            ChildJvm.Result run = app(jdk, POLICY, "post-once", server.url("/upload"));
-            assertEquals(0, run.exitCode, run::toString);
-            assertTrue(run.stdout.contains("STATUS 429 "), () -> "the refusal went back to the application\n" + run);
-            assertEquals(List.of("once"), server.bodies, () -> "sent once, by the agent and the client alike\n" + run);
-        }
-        try (ScriptedServer server = new ScriptedServer(n -> n == 0 ? Reply.refused("0") : Reply.ok())) {
-            ChildJvm.Result run = app(jdk, POLICY, "post-replayable", server.url("/upload"));
-            assertEquals(0, run.exitCode, run::toString);
-            assertTrue(run.stdout.contains("STATUS 200 "), run::toString);
-            assertEquals(List.of("every time", "every time"), server.bodies, run::toString);
-            assertFalse(run.stderr.contains("internal failure"), run::toString);
-        }
+    @Override
+    Stream<Setup> streamedBody() {
+        return Stream.of(setup("3", Jdk.JAVA_11), setup("3", Jdk.JAVA_25), setup("2", Jdk.JAVA_8), setup("2", Jdk.JAVA_17));
     }
 
-    /** The last refusal (max-attempts 3 here) reaches the application with its whole body. */
-    @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Jdk.class, names = {"JAVA_17"})
-    void theLastRefusalReachesTheApplicationWithItsBody(Jdk jdk) throws Exception {
-        try (ScriptedServer server = new ScriptedServer(n -> new Reply(503, "0", 32))) {
-            ChildJvm.Result run = app(jdk, "default.min-sleep = 1s\ndefault.max-sleep = 4s\ndefault.max-attempts = 3\n", "get", server.url("/records/1"));
-            assertEquals(0, run.exitCode, run::toString);
-            assertTrue(run.stdout.contains("STATUS 503 32"), () -> "the last refusal, its body whole\n" + run);
-            assertEquals(3, server.requests(), run::toString);
-            assertFalse(run.stderr.contains("internal failure"), run::toString);
-        }
+    @Override
+    Stream<Setup> lastRefusal() {
+        return Stream.of(setup("3", Jdk.JAVA_17), setup("2", Jdk.JAVA_8));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Jdk.class, names = {"JAVA_11", "JAVA_17"})
-    void switchedOffTheSameRequestsAsWithoutTheAgent(Jdk jdk) throws Exception {
-        ScraperRun without;
-        long requestsWithout;
-        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
-            without = ScraperRun.runAsGiven(onClasspath(new ChildJvm(jdk)), null, FETCHER, portal.baseUrl(), 12);
-            requestsWithout = portal.stats().requests;
-            assertTrue(without.refused > 0, () -> "refusals reach the application\n" + without);
-        }
-        try (PortalServer portal = new PortalServer(new PortalModel(Behaviour.ALWAYS_ZERO, 4, 60_000))) {
-            ScraperRun off = ScraperRun.runAsGiven(onClasspath(new ChildJvm(jdk)), POLICY + "enabled = false\n", FETCHER,
-                    portal.baseUrl(), 12);
-            assertEquals(requestsWithout, portal.stats().requests, () -> "the same requests as with no agent at all\n" + off);
-            assertEquals(without.fetched, off.fetched);
-            assertEquals(without.refused, off.refused);
-            assertTrue(off.jvm.stderr.contains("off (enabled=false"), () -> "says it is off\n" + off);
-        }
-    }
-
-    private static ChildJvm.Result app(Jdk jdk, String policy, String... args) throws Exception {
-        Path file = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");
-        Files.writeString(file, policy);
-        return onClasspath(new ChildJvm(jdk)).withAgent("config=" + file).main(APP, args).run();
+    @Override
+    Stream<Setup> switchedOff() {
+        return Stream.of(setup("3", Jdk.JAVA_11), setup("3", Jdk.JAVA_17), setup("2", Jdk.JAVA_8));
     }
 }

@@ -1,4 +1,4 @@
-package dev.retryafter.it.apps;
+package dev.retryafter.it.apps.java8;
 
 import org.asynchttpclient.AsyncHttpClient;
 import org.asynchttpclient.Dsl;

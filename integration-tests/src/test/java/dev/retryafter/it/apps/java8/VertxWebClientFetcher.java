@@ -1,4 +1,4 @@
-package dev.retryafter.it.apps;
+package dev.retryafter.it.apps.java8;
 
 import dev.retryafter.demo.scraper.Fetcher;
 import dev.retryafter.demo.scraper.LegacyScraper;
@@ -12,8 +12,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Vert.x WebClient 5 as scrapers use it, for the legacy scraper's {@code --client}: one Vert.x and one client built with
- * their defaults, {@code getAbs(url).send()} per record, its future waited on. No retry of its own. Java 11 bytecode.
+ * Vert.x WebClient 4 or 5 as scrapers use it, for the legacy scraper's {@code --client}: one Vert.x and one client built
+ * with their defaults, {@code getAbs(url).send()} per record, its future waited on. No retry of its own. Java 8 bytecode:
+ * Vert.x 4 runs on 8 (5 needs 11); the calls made here are the same in both.
  */
 public final class VertxWebClientFetcher implements Fetcher {
 

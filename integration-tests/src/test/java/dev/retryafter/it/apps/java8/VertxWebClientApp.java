@@ -1,4 +1,4 @@
-package dev.retryafter.it.apps;
+package dev.retryafter.it.apps.java8;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -6,12 +6,13 @@ import io.vertx.core.file.OpenOptions;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One Vert.x WebClient 5 request, printing {@code STATUS <status> <body length>}: {@code get URL}, {@code post-once URL}
+ * One Vert.x WebClient 4 or 5 request, printing {@code STATUS <status> <body length>}: {@code get URL}, {@code post-once URL}
  * (a file's stream, {@code sendStream}, which Vert.x sends once) or {@code post-replayable URL} (a buffer).
  */
 public final class VertxWebClientApp {
@@ -30,7 +31,7 @@ public final class VertxWebClientApp {
                     break;
                 case "post-once":
                     Path file = Files.createTempFile("body-", ".txt");
-                    Files.writeString(file, "once");
+                    Files.write(file, "once".getBytes(StandardCharsets.UTF_8));
                     response = vertx.fileSystem().open(file.toString(), new OpenOptions().setRead(true))
                             .compose(stream -> client.postAbs(args[1]).putHeader("Content-Length", "4").sendStream(stream))
                             .toCompletionStage().toCompletableFuture().get(2, TimeUnit.MINUTES);
