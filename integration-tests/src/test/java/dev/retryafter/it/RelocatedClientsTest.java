@@ -114,7 +114,7 @@ class RelocatedClientsTest {
     @EnumSource(value = Behaviour.class, names = {"ALWAYS_ZERO", "CONSTANT_OVERSTATED"})
     void aRelocatedAsyncHttpClientIsGovernedAsTheOriginalIs(Behaviour behaviour) throws Exception {
         assertGoverned(new ChildJvm(Jdk.JAVA_17).classpathEntry(ShadedScraperJar.withAsyncHttpClient().toString()),
-                "dev.retryafter.it.apps.AsyncHttpClientFetcher", behaviour, "--threads", "3");
+                "dev.retryafter.it.apps.java8.AsyncHttpClientFetcher", behaviour, "--threads", "3");
     }
 
     @Test

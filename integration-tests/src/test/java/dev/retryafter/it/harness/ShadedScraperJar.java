@@ -66,7 +66,7 @@ public final class ShadedScraperJar {
 
     /**
      * The scraper with AsyncHttpClient 3 and Netty relocated ({@link #ASYNC_HTTP_CLIENT_RELOCATIONS}) and the test
-     * applications' fetcher on it ({@code --client dev.retryafter.it.apps.AsyncHttpClientFetcher}), built at the first call.
+     * applications' fetcher on it ({@code --client dev.retryafter.it.apps.java8.AsyncHttpClientFetcher}), built at the first call.
      */
     public static synchronized Path withAsyncHttpClient() throws IOException {
         if (asyncHttpClientJar == null) {
