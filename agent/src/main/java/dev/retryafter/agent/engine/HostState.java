@@ -96,8 +96,10 @@ public final class HostState {
     HostState(String key, Policy policy, long now, Executor handOvers, KnowledgeStore store) {
         this.key = key;
         this.policy = policy;
-        this.permits = new HostPermits(policy.maxConcurrency(), handOvers);
-        this.learnedCap = new LearnedCap(policy.maxConcurrency());
+        HostKnowledge known = store.read(key);
+        // A host the store knows to have refused (the state file, or another JVM of the fleet) is past its slow start.
+        this.learnedCap = new LearnedCap(policy.maxConcurrency(), known.pace == null && known.streaks.isEmpty() && known.streak == null);
+        this.permits = new HostPermits(learnedCap.cap(), handOvers);
         this.store = store;
         this.startPace = new AdaptivePace(policy, now).schedule();
         this.lastUsedMillis = now;
@@ -591,18 +593,21 @@ public final class HostState {
                 AdaptivePace.rate(pace, policy.headroom(), now) > 0);
         Learned learned = null;
         if (mode == Mode.ENFORCE) {
-            resizePermits(learnedCap.onRefusal(permits.inUse()));
+            resizePermits(learnedCap.onRefusal(permits.inUse(), policy.maxConcurrency()));
         }
         if (streak.isFirstRefusal()) {
             // Only a streak's first refusal says where the limit is; the rest are its echo.
             double paced = AdaptivePace.rate(pace, policy.headroom(), now);
             FinishedStreak previous = known.streaks.isEmpty() ? null : known.streaks.get(0);
             long sinceStreak = previous != null ? now - previous.startedAtMillis() : windowMillis();
-            long span = previous != null ? Math.max(1, now - previous.startedAtMillis() - previous.recoveredByMillis()) : sinceStreak;
+            long span = previous != null ? RefusedRate.spanMillis(Math.max(1, now - previous.startedAtMillis() - previous.recoveredByMillis()),
+                    sinceStreak, windowMillis()) : sinceStreak;
             int ceiling = store.ceilingBefore(key, now, span);
             span = store.ceilingSpanMillis(key, now, span);
-            double refused = previous != null && (paced > 0 || learnedWindowMillis > 0)
-                    ? RefusedRate.at(paced, ceiling, span, sinceStreak, windowMillis()) : paced;
+            // The pace the span began with was let through all the span long: a lower bound too, where a fixed window's
+            // count over a span that is not a whole number of its windows reads a little under its limit.
+            double pacedBefore = sinceStreak > RefusedRate.RECENT_WINDOWS * windowMillis() ? AdaptivePace.rate(pace, policy.headroom(), now - span) : 0;
+            double refused = previous != null && (paced > 0 || learnedWindowMillis > 0) ? RefusedRate.at(paced, ceiling, span, pacedBefore) : paced;
             if (refused <= 0 && policy.windowConfigured()) {
                 refused = ceiling * 1000.0 / policy.windowMillis(); // a window someone knows: the guide's reading, provisional
             }

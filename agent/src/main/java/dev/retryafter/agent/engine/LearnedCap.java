@@ -13,16 +13,34 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>The rise is slow on purpose (one more after {@link #ADMISSIONS_PER_RISE} admissions at the cap),
  * so that a cap found by a refusal costs under 1% of requests refused while it is probed again. The
  * counting takes no lock; a change of cap is made under the host state's lock.
+ *
+ * <p>A host never refused starts slowly, as TCP does: one request in flight, twice as many after each
+ * {@link #SLOW_START_ADMISSIONS} admissions, up to the policy's cap (eight by default after 60). Every
+ * request in flight when a limit is reached is refused together, and a portal that punishes a few
+ * refusals a minute (a penalty box) counts them all; nothing before the first refusal tells such a
+ * host from one with no limit, so the first refusal comes with few in flight. The first refusal ends
+ * the slow start: with others in flight the cap is lowered below them as ever; alone, it said nothing
+ * about concurrency, and the policy's cap stands.
  */
 final class LearnedCap {
 
     static final int ADMISSIONS_PER_RISE = 100;
+    /** In the slow start, the cap doubles after this many admissions. */
+    static final int SLOW_START_ADMISSIONS = 20;
 
     private final AtomicInteger admittedSinceChange = new AtomicInteger();
     private volatile int cap;
+    /** Until the host's first refusal, or the policy's cap reached: the cap doubles by admissions. */
+    private volatile boolean slowStart;
 
     LearnedCap(int policyCap) {
-        this.cap = policyCap;
+        this(policyCap, false);
+    }
+
+    /** {@code slowStart}: the host was never refused, so it starts at one in flight. */
+    LearnedCap(int policyCap, boolean slowStart) {
+        this.slowStart = slowStart && policyCap > 1;
+        this.cap = this.slowStart ? 1 : policyCap;
     }
 
     int cap() {
@@ -33,7 +51,15 @@ final class LearnedCap {
      * A refusal with {@code inFlight} requests in flight to the host, this one among them: the cap is
      * lowered to one under that, if that is lower. Returns the new cap, or 0 when it did not change.
      */
-    int onRefusal(int inFlight) {
+    int onRefusal(int inFlight, int policyCap) {
+        if (slowStart) {
+            slowStart = false;
+            admittedSinceChange.set(0);
+            if (inFlight <= 1) {
+                cap = policyCap;
+                return policyCap;
+            }
+        }
         int lowered = inFlight - 1;
         if (lowered < 1 || lowered >= cap) {
             return 0;
@@ -48,11 +74,15 @@ final class LearnedCap {
         if (cap >= policyCap) {
             return 0; // the happy path: nothing learned, nothing to count
         }
-        if (admittedSinceChange.incrementAndGet() < ADMISSIONS_PER_RISE) {
+        boolean starting = slowStart;
+        if (admittedSinceChange.incrementAndGet() < (starting ? SLOW_START_ADMISSIONS : ADMISSIONS_PER_RISE)) {
             return 0;
         }
         admittedSinceChange.set(0);
-        cap = Math.min(policyCap, cap + 1);
+        cap = Math.min(policyCap, starting ? 2 * cap : cap + 1);
+        if (cap >= policyCap) {
+            slowStart = false;
+        }
         return cap;
     }
 
@@ -61,6 +91,9 @@ final class LearnedCap {
      * learned lower stays, under the new one.
      */
     void usePolicyCap(int before, int after) {
+        if (slowStart && cap >= after) {
+            slowStart = false;
+        }
         cap = cap >= before ? after : Math.min(cap, after);
     }
 }
