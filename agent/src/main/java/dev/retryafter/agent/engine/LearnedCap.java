@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * request in flight when a limit is reached is refused together, and a portal that punishes a few
  * refusals a minute (a penalty box) counts them all; nothing before the first refusal tells such a
  * host from one with no limit, so the first refusal comes with few in flight. The first refusal ends
- * the slow start: with others in flight the cap is lowered below them as ever; alone, it said nothing
- * about concurrency, and the policy's cap stands.
+ * the slow start when others were in flight: the cap is lowered below them as ever; a refusal alone
+ * says nothing about concurrency, and the slow start goes on.
  */
 final class LearnedCap {
 
@@ -53,12 +53,11 @@ final class LearnedCap {
      */
     int onRefusal(int inFlight, int policyCap) {
         if (slowStart) {
+            if (inFlight <= 1) {
+                return 0; // alone: nothing about concurrency, and the slow start goes on
+            }
             slowStart = false;
             admittedSinceChange.set(0);
-            if (inFlight <= 1) {
-                cap = policyCap;
-                return policyCap;
-            }
         }
         int lowered = inFlight - 1;
         if (lowered < 1 || lowered >= cap) {
