@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -50,6 +51,8 @@ public final class HostState {
     private volatile boolean verdictRead;
     /** Requests sent, each numbered by it ({@link #onSent}); counted without the lock: see the class comment. */
     private final AtomicLong sends = new AtomicLong();
+    /** Requests sent and not yet answered: what is at the host now, where the permits count those waiting to go too. */
+    private final AtomicInteger atHost = new AtomicInteger();
     /**
      * A hold for refusals that persist or for a block ends in a probe: one request at a time until
      * one is let through. Set with such a hold; read without the lock on every request.
@@ -290,6 +293,7 @@ public final class HostState {
     /** A request went: returns its number among the host's sends, which its response's hints are read against. */
     long onSent(long now) {
         long number = sends.incrementAndGet();
+        atHost.incrementAndGet();
         hints.onSent(number);
         if (probing) {
             synchronized (this) {
@@ -335,6 +339,7 @@ public final class HostState {
 
     /** The attempt sent as {@code number} is over, answered or failed. */
     void onAttemptEnded(long number) {
+        atHost.decrementAndGet();
         hints.onEnded(number);
     }
 
@@ -592,10 +597,14 @@ public final class HostState {
                 header.isUsable() ? OptionalLong.of(header.millis()) : OptionalLong.empty(),
                 AdaptivePace.rate(pace, policy.headroom(), now) > 0);
         Learned learned = null;
+        // A refusal that lowers the cap came with more at the host than it takes: a limit on concurrency, not on the rate.
+        boolean overCap = false;
         if (mode == Mode.ENFORCE) {
-            resizePermits(learnedCap.onRefusal(permits.inUse(), policy.maxConcurrency()));
+            int lowered = learnedCap.onRefusal(atHost.get(), policy.maxConcurrency());
+            resizePermits(lowered);
+            overCap = lowered > 0;
         }
-        if (streak.isFirstRefusal()) {
+        if (streak.isFirstRefusal() && !(overCap && pace != null)) {
             // Only a streak's first refusal says where the limit is; the rest are its echo.
             double paced = AdaptivePace.rate(pace, policy.headroom(), now);
             FinishedStreak previous = known.streaks.isEmpty() ? null : known.streaks.get(0);

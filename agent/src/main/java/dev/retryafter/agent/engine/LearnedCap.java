@@ -27,11 +27,19 @@ final class LearnedCap {
     static final int ADMISSIONS_PER_RISE = 100;
     /** In the slow start, the cap doubles after this many admissions. */
     static final int SLOW_START_ADMISSIONS = 20;
+    /**
+     * A rise refused again is tried again after twice as many admissions, up to this many: each refusal
+     * holds the whole host back for min-sleep, so a cap the host keeps refusing is probed ever more rarely.
+     */
+    static final int MAX_ADMISSIONS_PER_RISE = 16 * ADMISSIONS_PER_RISE;
 
     private final AtomicInteger admittedSinceChange = new AtomicInteger();
     private volatile int cap;
     /** Until the host's first refusal, or the policy's cap reached: the cap doubles by admissions. */
     private volatile boolean slowStart;
+    /** The last cap a rise reached; 0 none. A refusal that lowers it again makes the next rise wait longer. */
+    private volatile int raisedTo;
+    private volatile int admissionsPerRise = ADMISSIONS_PER_RISE;
 
     LearnedCap(int policyCap) {
         this(policyCap, false);
@@ -63,6 +71,9 @@ final class LearnedCap {
         if (lowered < 1 || lowered >= cap) {
             return 0;
         }
+        if (cap == raisedTo) {
+            admissionsPerRise = Math.min(MAX_ADMISSIONS_PER_RISE, 2 * admissionsPerRise);
+        }
         cap = lowered;
         admittedSinceChange.set(0);
         return lowered;
@@ -74,11 +85,15 @@ final class LearnedCap {
             return 0; // the happy path: nothing learned, nothing to count
         }
         boolean starting = slowStart;
-        if (admittedSinceChange.incrementAndGet() < (starting ? SLOW_START_ADMISSIONS : ADMISSIONS_PER_RISE)) {
+        if (admittedSinceChange.incrementAndGet() < (starting ? SLOW_START_ADMISSIONS : admissionsPerRise)) {
             return 0;
         }
         admittedSinceChange.set(0);
+        if (!starting && cap + 1 > raisedTo) {
+            admissionsPerRise = ADMISSIONS_PER_RISE; // higher than any rise refused: the host takes more now
+        }
         cap = Math.min(policyCap, starting ? 2 * cap : cap + 1);
+        raisedTo = starting ? 0 : cap;
         if (cap >= policyCap) {
             slowStart = false;
         }
