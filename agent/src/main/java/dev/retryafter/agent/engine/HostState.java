@@ -100,8 +100,10 @@ public final class HostState {
         this.key = key;
         this.policy = policy;
         HostKnowledge known = store.read(key);
-        // A host the store knows to have refused (the state file, or another JVM of the fleet) is past its slow start.
-        this.learnedCap = new LearnedCap(policy.maxConcurrency(), known.pace == null && known.streaks.isEmpty() && known.streak == null);
+        // A host the store knows to have refused (the state file, or another JVM of the fleet) is past its slow start;
+        // so is one whose policy sets a cap of its own: someone knows what it takes.
+        boolean neverRefused = known.pace == null && known.streaks.isEmpty() && known.streak == null;
+        this.learnedCap = new LearnedCap(policy.maxConcurrency(), neverRefused && policy.maxConcurrency() == Policy.DEFAULTS.maxConcurrency());
         this.permits = new HostPermits(learnedCap.cap(), handOvers);
         this.store = store;
         this.startPace = new AdaptivePace(policy, now).schedule();
