@@ -101,9 +101,10 @@ public final class HostState {
         this.policy = policy;
         HostKnowledge known = store.read(key);
         // A host the store knows to have refused (the state file, or another JVM of the fleet) is past its slow start;
-        // so is one whose policy sets a cap of its own: someone knows what it takes.
+        // so is one whose policy sets a cap or a rate of its own: someone knows what it takes.
         boolean neverRefused = known.pace == null && known.streaks.isEmpty() && known.streak == null;
-        this.learnedCap = new LearnedCap(policy.maxConcurrency(), neverRefused && policy.maxConcurrency() == Policy.DEFAULTS.maxConcurrency());
+        boolean configured = policy.maxConcurrency() != Policy.DEFAULTS.maxConcurrency() || policy.startRatePerSecond() > 0;
+        this.learnedCap = new LearnedCap(policy.maxConcurrency(), neverRefused && !configured);
         this.permits = new HostPermits(learnedCap.cap(), handOvers);
         this.store = store;
         this.startPace = new AdaptivePace(policy, now).schedule();

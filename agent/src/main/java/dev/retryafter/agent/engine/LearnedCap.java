@@ -14,13 +14,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * so that a cap found by a refusal costs under 1% of requests refused while it is probed again. The
  * counting takes no lock; a change of cap is made under the host state's lock.
  *
- * <p>A host never refused, whose policy sets no cap of its own, starts slowly, as TCP does: one request in flight, twice as many after each
- * {@link #SLOW_START_ADMISSIONS} admissions, up to the policy's cap (eight by default after 60). Every
- * request in flight when a limit is reached is refused together, and a portal that punishes a few
- * refusals a minute (a penalty box) counts them all; nothing before the first refusal tells such a
- * host from one with no limit, so the first refusal comes with few in flight. The first refusal ends
- * the slow start when others were in flight: the cap is lowered below them as ever; a refusal alone
- * says nothing about concurrency, and the slow start goes on.
+ * <p>A host never refused, whose policy sets no cap or rate of its own, starts slowly, as TCP does: one
+ * request in flight, twice as many after each {@link #SLOW_START_ADMISSIONS} admissions, up to the
+ * policy's cap (eight by default after 60). Every request in flight when a limit is reached is refused
+ * together, and a portal that punishes a few refusals a minute (a penalty box) counts them all; nothing
+ * before the first refusal tells such a host from one with no limit, so the first refusal comes with few
+ * in flight. The first refusal ends the slow start when others were in flight: the cap is lowered below
+ * them as ever; a refusal alone says nothing about concurrency, and the slow start goes on.
  */
 final class LearnedCap {
 
