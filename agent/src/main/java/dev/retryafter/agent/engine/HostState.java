@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -50,6 +51,8 @@ public final class HostState {
     private volatile boolean verdictRead;
     /** Requests sent, each numbered by it ({@link #onSent}); counted without the lock: see the class comment. */
     private final AtomicLong sends = new AtomicLong();
+    /** Requests sent and not yet answered: what is at the host now, where the permits count those waiting to go too. */
+    private final AtomicInteger atHost = new AtomicInteger();
     /**
      * A hold for refusals that persist or for a block ends in a probe: one request at a time until
      * one is let through. Set with such a hold; read without the lock on every request.
@@ -96,8 +99,13 @@ public final class HostState {
     HostState(String key, Policy policy, long now, Executor handOvers, KnowledgeStore store) {
         this.key = key;
         this.policy = policy;
-        this.permits = new HostPermits(policy.maxConcurrency(), handOvers);
-        this.learnedCap = new LearnedCap(policy.maxConcurrency());
+        HostKnowledge known = store.read(key);
+        // A host the store knows to have refused (the state file, or another JVM of the fleet) is past its slow start;
+        // so is one whose policy sets a cap or a rate of its own: someone knows what it takes.
+        boolean neverRefused = known.pace == null && known.streaks.isEmpty() && known.streak == null;
+        boolean configured = policy.maxConcurrency() != Policy.DEFAULTS.maxConcurrency() || policy.startRatePerSecond() > 0;
+        this.learnedCap = new LearnedCap(policy.maxConcurrency(), neverRefused && !configured);
+        this.permits = new HostPermits(learnedCap.cap(), handOvers);
         this.store = store;
         this.startPace = new AdaptivePace(policy, now).schedule();
         this.lastUsedMillis = now;
@@ -288,6 +296,7 @@ public final class HostState {
     /** A request went: returns its number among the host's sends, which its response's hints are read against. */
     long onSent(long now) {
         long number = sends.incrementAndGet();
+        atHost.incrementAndGet();
         hints.onSent(number);
         if (probing) {
             synchronized (this) {
@@ -333,6 +342,7 @@ public final class HostState {
 
     /** The attempt sent as {@code number} is over, answered or failed. */
     void onAttemptEnded(long number) {
+        atHost.decrementAndGet();
         hints.onEnded(number);
     }
 
@@ -590,19 +600,26 @@ public final class HostState {
                 header.isUsable() ? OptionalLong.of(header.millis()) : OptionalLong.empty(),
                 AdaptivePace.rate(pace, policy.headroom(), now) > 0);
         Learned learned = null;
+        // A refusal that lowers the cap came with more at the host than it takes: a limit on concurrency, not on the rate.
+        boolean overCap = false;
         if (mode == Mode.ENFORCE) {
-            resizePermits(learnedCap.onRefusal(permits.inUse()));
+            int lowered = learnedCap.onRefusal(atHost.get(), policy.maxConcurrency());
+            resizePermits(lowered);
+            overCap = lowered > 0;
         }
-        if (streak.isFirstRefusal()) {
+        if (streak.isFirstRefusal() && !(overCap && pace != null)) {
             // Only a streak's first refusal says where the limit is; the rest are its echo.
             double paced = AdaptivePace.rate(pace, policy.headroom(), now);
             FinishedStreak previous = known.streaks.isEmpty() ? null : known.streaks.get(0);
             long sinceStreak = previous != null ? now - previous.startedAtMillis() : windowMillis();
-            long span = previous != null ? Math.max(1, now - previous.startedAtMillis() - previous.recoveredByMillis()) : sinceStreak;
+            long span = previous != null ? RefusedRate.spanMillis(Math.max(1, now - previous.startedAtMillis() - previous.recoveredByMillis()),
+                    sinceStreak, windowMillis()) : sinceStreak;
             int ceiling = store.ceilingBefore(key, now, span);
             span = store.ceilingSpanMillis(key, now, span);
-            double refused = previous != null && (paced > 0 || learnedWindowMillis > 0)
-                    ? RefusedRate.at(paced, ceiling, span, sinceStreak, windowMillis()) : paced;
+            // The pace the span began with was let through all the span long: a lower bound too, where a fixed window's
+            // count over a span that is not a whole number of its windows reads a little under its limit.
+            double pacedBefore = sinceStreak > RefusedRate.RECENT_WINDOWS * windowMillis() ? AdaptivePace.rate(pace, policy.headroom(), now - span) : 0;
+            double refused = previous != null && (paced > 0 || learnedWindowMillis > 0) ? RefusedRate.at(paced, ceiling, span, pacedBefore) : paced;
             if (refused <= 0 && policy.windowConfigured()) {
                 refused = ceiling * 1000.0 / policy.windowMillis(); // a window someone knows: the guide's reading, provisional
             }

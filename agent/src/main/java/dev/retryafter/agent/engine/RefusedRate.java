@@ -4,12 +4,15 @@ package dev.retryafter.agent.engine;
  * The rate a host refused, read at the first refusal of a streak without knowing its window: a pure
  * function of what was sent and what was let through.
  *
- * <p>While paced, the pace is what the host refused (CUBIC's reading of a loss), unless the previous
- * streak began only a few windows back: then the pace has been over the limit since (the limit fell,
- * or a reading was high), and what the host let through since that streak ended is the limit itself. A span any longer
- * holds the pace's own dip and climb, and reads under a limit that never moved. Unpaced, only what
- * got through says anything, and only over a span that began at a refusal: counted from the first
- * request, it measures the client's own speed in the limit's first burst.
+ * <p>While paced, the pace is an upper bound: the host refused it. What the host let through just
+ * before is a lower bound, read over a span that holds none of the pace's own dip after a refusal:
+ * the last few windows. The refused rate is the lower of the two, so a pace that probed past the
+ * limit (a fixed window admits its limit and no more, however fast it is sent to) restarts from the
+ * limit, not from the probe, and its next refusal is a whole cycle away. When the previous streak
+ * began only a few windows back, the pace has been over the limit since (the limit fell, or a reading
+ * was high), and what the host let through since that streak ended is the limit itself. Unpaced,
+ * only what got through says anything, and only over a span that began at a refusal: counted from
+ * the first request, it measures the client's own speed in the limit's first burst.
  */
 final class RefusedRate {
 
@@ -17,8 +20,10 @@ final class RefusedRate {
     static final double UNKNOWN = 0;
 
     /**
-     * A previous streak this few windows back means the pace has been over the limit since: what got
-     * through in between is the limit itself, not the pace's climb.
+     * What got through is read over this many windows at most: a previous streak this few windows
+     * back means the pace has been over the limit since, and what got through in between is the
+     * limit itself; further back, the last few windows before the refusal hold the pace at its
+     * highest, and none of its dip.
      */
     static final int RECENT_WINDOWS = 3;
 
@@ -26,19 +31,25 @@ final class RefusedRate {
     }
 
     /**
-     * @param pacedRate     the pace at the refusal, requests a second; 0 when unpaced
-     * @param admitted      requests let through since the previous streak ended
-     * @param sendingMillis how long ago the previous streak ended: the time they were sent in
-     * @param sinceStreak   how long ago the previous streak began
-     * @param windowMillis  the host's window as learned so far
+     * The span what got through is read over, ending at the refusal: since the previous streak ended when
+     * it began only a few windows back ({@code sinceStreak}), else the last {@link #RECENT_WINDOWS} windows.
      */
-    static double at(double pacedRate, int admitted, long sendingMillis, long sinceStreak, long windowMillis) {
-        double through = admitted > 0 && sendingMillis > 0 ? admitted * 1000.0 / sendingMillis : UNKNOWN;
+    static long spanMillis(long sinceStreakEnded, long sinceStreak, long windowMillis) {
+        boolean recent = sinceStreak <= RECENT_WINDOWS * windowMillis;
+        return recent ? sinceStreakEnded : Math.min(sinceStreakEnded, RECENT_WINDOWS * windowMillis);
+    }
+
+    /**
+     * @param pacedRate     the pace at the refusal, requests a second; 0 when unpaced
+     * @param admitted      requests let through over the span ({@link #spanMillis})
+     * @param sendingMillis the span's length
+     */
+    static double at(double pacedRate, int admitted, long sendingMillis, double pacedBefore) {
+        double through = admitted > 0 && sendingMillis > 0 ? Math.max(admitted * 1000.0 / sendingMillis, pacedBefore) : UNKNOWN;
         if (pacedRate <= 0 || through <= 0) {
             return through > 0 ? through : pacedRate;
         }
-        boolean recent = sinceStreak <= RECENT_WINDOWS * windowMillis;
-        return recent && through < pacedRate ? through : pacedRate;
+        return Math.min(through, pacedRate);
     }
 
     /**
