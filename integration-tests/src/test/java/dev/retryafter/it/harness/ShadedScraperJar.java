@@ -90,7 +90,7 @@ public final class ShadedScraperJar {
                     try (Stream<Path> files = Files.walk(path)) {
                         for (Path file : files.filter(Files::isRegularFile).collect(Collectors.toList())) {
                             String name = path.relativize(file).toString().replace('\\', '/');
-                            if (name.startsWith("dev/retryafter/demo/scraper/") || name.startsWith("dev/retryafter/it/apps/AsyncHttpClient")) {
+                            if (name.startsWith("dev/retryafter/demo/scraper/") || name.startsWith("dev/retryafter/it/apps/java8/AsyncHttpClient")) {
                                 try (InputStream in = Files.newInputStream(file)) {
                                     add(out, written, name, in);
                                 }
