@@ -1,6 +1,5 @@
 package dev.retryafter.agent.engine;
 
-import java.io.Serializable;
 import java.util.OptionalLong;
 
 /**
@@ -8,22 +7,17 @@ import java.util.OptionalLong;
  * through. Only its first refusal says where the limit is; the count sets the backoff's exponent,
  * whoever sends the next request. An immutable value.
  */
-public final class OpenStreak implements Serializable {
+public final class OpenStreak extends Streak {
 
     private static final long serialVersionUID = HostKnowledge.VERSION;
 
-    private final long startedAtMillis;
-    private final long headerMillis;
     private final long lastRefusedSentMillis;
     private final int refusals;
-    private final boolean whilePaced;
 
     OpenStreak(long startedAtMillis, long headerMillis, long lastRefusedSentMillis, int refusals, boolean whilePaced) {
-        this.startedAtMillis = startedAtMillis;
-        this.headerMillis = headerMillis;
+        super(startedAtMillis, headerMillis, whilePaced);
         this.lastRefusedSentMillis = lastRefusedSentMillis;
         this.refusals = refusals;
-        this.whilePaced = whilePaced;
     }
 
     /** A streak as another store kept it. */
@@ -47,19 +41,6 @@ public final class OpenStreak implements Serializable {
                 sentAt - startedAtMillis, whilePaced);
     }
 
-    public long startedAtMillis() {
-        return startedAtMillis;
-    }
-
-    /** What the first refusal's header asked for; empty when it had no usable one. */
-    public OptionalLong headerMillis() {
-        return headerMillis == ObservationWindow.NO_HEADER ? OptionalLong.empty() : OptionalLong.of(headerMillis);
-    }
-
-    long rawHeaderMillis() {
-        return headerMillis;
-    }
-
     /** When the latest refused request of the streak was sent. */
     public long lastRefusedSentMillis() {
         return lastRefusedSentMillis;
@@ -68,10 +49,6 @@ public final class OpenStreak implements Serializable {
     /** Refusals so far, this one included: at least 1. */
     public int refusals() {
         return refusals;
-    }
-
-    public boolean whilePaced() {
-        return whilePaced;
     }
 
     /** True for the refusal that opened the streak: the one that teaches. */
@@ -85,8 +62,7 @@ public final class OpenStreak implements Serializable {
             return false;
         }
         OpenStreak other = (OpenStreak) o;
-        return startedAtMillis == other.startedAtMillis && headerMillis == other.headerMillis
-                && lastRefusedSentMillis == other.lastRefusedSentMillis && refusals == other.refusals && whilePaced == other.whilePaced;
+        return sameStart(other) && lastRefusedSentMillis == other.lastRefusedSentMillis && refusals == other.refusals;
     }
 
     @Override
