@@ -270,7 +270,7 @@ public final class ClientInstrumentation implements ClassFileTransformer {
                 found = twin;
                 break;
             }
-            if (recognised == null && candidate.shapeOf(methods, relocation, false)) {
+            if (recognised == null && candidate.namedWhenNotOfShape(relocation) && candidate.shapeOf(methods, relocation, false)) {
                 recognised = twin;
             }
         }

@@ -27,6 +27,8 @@ public final class Target {
     /** For a client class a fat jar may relocate: its root package ({@code "org/apache/http/"}), else null. */
     String root;
     String client;
+    /** A copy that has the shape by name alone is named only in a package ending with the root's last name ({@code …/jetty/}). */
+    boolean keepsLastName;
     /** The internal name after the root ({@code "impl/client/InternalHttpClient"}), and its part after the last slash. */
     String suffix;
     String simpleName;
@@ -47,6 +49,7 @@ public final class Target {
         String internalName = className.replace('.', '/');
         this.root = root.root;
         this.client = root.client;
+        this.keepsLastName = root.keepsLastName;
         this.suffix = internalName.substring(root.root.length());
         this.simpleName = internalName.substring(internalName.lastIndexOf('/') + 1);
         shape.addAll(Arrays.asList(methods));
@@ -68,13 +71,24 @@ public final class Target {
         if (prefix.equals(root)) {
             return null;
         }
-        if (suffix.indexOf('/') < 0) {
-            String last = root.substring(root.lastIndexOf('/', root.length() - 2) + 1);
-            if (!prefix.endsWith("/" + last)) {
-                return null;
-            }
+        if (suffix.indexOf('/') < 0 && !keepsRootsLastName(prefix)) {
+            return null;
         }
         return new Relocation(root, prefix);
+    }
+
+    /** Whether {@code prefix} ends with the root's own last part: {@code shaded/okhttp3/} for {@code okhttp3/}. */
+    boolean keepsRootsLastName(String prefix) {
+        return prefix.endsWith("/" + root.substring(root.lastIndexOf('/', root.length() - 2) + 1));
+    }
+
+    /**
+     * Whether a copy of this shape by name alone, not by descriptors, is named as a relocated client not governed: always,
+     * but for a client whose class names other libraries share with a method of the same name, only in a package that
+     * keeps the root's last name.
+     */
+    boolean namedWhenNotOfShape(Relocation relocation) {
+        return !keepsLastName || keepsRootsLastName(relocation.prefix);
     }
 
     /**
@@ -165,10 +179,22 @@ public final class Target {
     public static final class Root {
         final String root;
         final String client;
+        final boolean keepsLastName;
 
         public Root(String root, String client) {
+            this(root, client, false);
+        }
+
+        /**
+         * {@code keepsLastName}: a class of a target's name's end and methods' names, but not their descriptors, is named
+         * as a copy not governed only in a package that ends with the root's last name ({@code shaded/org/eclipse/jetty/});
+         * for a client whose class names other libraries share ({@code client/HttpRequest} and its {@code send} are
+         * Vert.x's too). A copy of the exact shape is governed wherever it was moved.
+         */
+        public Root(String root, String client, boolean keepsLastName) {
             this.root = root;
             this.client = client;
+            this.keepsLastName = keepsLastName;
         }
     }
 }

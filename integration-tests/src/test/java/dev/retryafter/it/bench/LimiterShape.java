@@ -52,7 +52,11 @@ record LimiterShape(String name, LongFunction<Limiter> limiter, double rate, int
 
     /** The rate-limit headers a portal sends beside {@code Retry-After}. */
     enum Hints {
-        NONE, X_RATELIMIT, IETF, X_RATELIMIT_LYING;
+        NONE, X_RATELIMIT, IETF, X_RATELIMIT_LYING,
+        /** Twitter's older form, {@code X-Rate-Limit-*}, its reset as delta-seconds (the child-JVM test's only). */
+        X_RATE_LIMIT_DELTA,
+        /** The IETF draft's older fields, {@code RateLimit-Limit/-Remaining/-Reset} (the child-JVM test's only). */
+        IETF_OLD_DRAFT;
 
         /** The headers for a response at {@code now}, from what the limiter has left and when it is whole again. */
         Map<String, String> at(long now, long limit, long windowMillis, long remaining, long millisUntilRoom) {
@@ -67,6 +71,12 @@ record LimiterShape(String name, LongFunction<Limiter> limiter, double rate, int
                             "RateLimit-Policy", limit + ";w=" + windowMillis / 1000);
                 case X_RATELIMIT_LYING:
                     return Map.of("X-RateLimit-Limit", "100", "X-RateLimit-Remaining", "100", "X-RateLimit-Reset", "0");
+                case X_RATE_LIMIT_DELTA:
+                    return Map.of("X-Rate-Limit-Limit", Long.toString(limit), "X-Rate-Limit-Remaining", Long.toString(remaining),
+                            "X-Rate-Limit-Reset", Long.toString(resetSeconds));
+                case IETF_OLD_DRAFT:
+                    return Map.of("RateLimit-Limit", Long.toString(limit), "RateLimit-Remaining", Long.toString(remaining),
+                            "RateLimit-Reset", Long.toString(resetSeconds));
                 default:
                     return Map.of();
             }
@@ -133,6 +143,11 @@ record LimiterShape(String name, LongFunction<Limiter> limiter, double rate, int
                 quota("daily quota 500, no header", Header.NONE),
                 box("fixed 20 / 2 s, Retry-After: 0; over 3 refusals a minute: 403 for 10 min", 3, 403),
                 box("fixed 20 / 2 s, Retry-After: 0; over 10 refusals a minute: 429 for 10 min", 10, 429));
+    }
+
+    /** 20 per 2 s with no Retry-After and truthful {@code hints}: a portal outside the benchmark's table, for real JVMs. */
+    static LimiterShape truthfullyHinted(String name, Hints hints) {
+        return hinted(name, hints, Targets.HINTS, null);
     }
 
     private static LimiterShape hinted(String name, Hints hints, Targets targets, String baseline) {

@@ -19,8 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Rate-limit hints read in a real JVM, through each client's adapter: the unchanged demo scraper, the
  * agent attached with no policy file, against a loopback portal of 20 requests per 2 s fixed window
  * that refuses with a bare 429 (no {@code Retry-After}) and tells, on every response, what is left and
- * when the window resets. Truthful hints ({@code X-RateLimit-*} on every blocking client, the IETF
- * {@code RateLimit} and {@code RateLimit-Policy} fields on one) are paced by: every record arrives and
+ * when the window resets. Truthful hints ({@code X-RateLimit-*} with an epoch reset on every blocking client; the IETF
+ * {@code RateLimit} and {@code RateLimit-Policy} fields, {@code X-Rate-Limit-*} with a reset in seconds, and the older
+ * draft's {@code RateLimit-Limit/-Remaining/-Reset} on one each) are paced by: every record arrives and
  * the portal refuses nothing at all. Lying hints (100 left, reset 0, on 429s) are distrusted, and the
  * agent falls back to what it learns without them: every record still arrives.
  */
@@ -44,7 +45,11 @@ class RateLimitHintsTest {
                 Arguments.of("apache4", xRateLimit),
                 Arguments.of("okhttp", xRateLimit),
                 Arguments.of("urlconnection", xRateLimit),
-                Arguments.of("okhttp", ietf));
+                Arguments.of("okhttp", ietf),
+                Arguments.of("apache5", LimiterShape.truthfullyHinted("fixed 20 / 2 s, no Retry-After, X-Rate-Limit-* (reset: seconds)",
+                        LimiterShape.Hints.X_RATE_LIMIT_DELTA)),
+                Arguments.of("jdk", LimiterShape.truthfullyHinted("fixed 20 / 2 s, no Retry-After, RateLimit-Limit/-Remaining/-Reset",
+                        LimiterShape.Hints.IETF_OLD_DRAFT)));
     }
 
     @ParameterizedTest(name = "{0}: {1}")

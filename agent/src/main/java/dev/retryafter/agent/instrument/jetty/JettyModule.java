@@ -14,7 +14,7 @@ import dev.retryafter.agent.instrument.Target;
 public final class JettyModule implements ClientModule {
 
     /** Jetty's root package, which a fat jar relocates whole (its client needs its http, io and util packages alike). */
-    public static final Target.Root ROOT = new Target.Root("org/eclipse/jetty/", "Jetty HttpClient");
+    public static final Target.Root ROOT = new Target.Root("org/eclipse/jetty/", "Jetty HttpClient", true);
     private static final String FIND_PROTOCOL_HANDLER = "findProtocolHandler(Lorg/eclipse/jetty/client/Request;Lorg/eclipse/jetty/client/Response;)"
             + "Lorg/eclipse/jetty/client/ProtocolHandler;";
 
