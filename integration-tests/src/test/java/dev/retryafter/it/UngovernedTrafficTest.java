@@ -17,6 +17,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -38,55 +39,24 @@ class UngovernedTrafficTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Jdk.class, names = {"JAVA_17", "JAVA_25"}) // its apps are Java 17 bytecode
     void apachesAsyncClientIsGovernedAndNotNamedAtExit(Jdk jdk) throws Exception {
-        try (ScriptedServer server = new ScriptedServer(n -> Reply.ok())) {
-            Path report = Files.createTempFile(ChildJvm.workDir(), "report-", ".json");
-            ChildJvm.Result run = new ChildJvm(jdk).withAgent("report=" + report)
-                    .classpath(name -> name.startsWith("httpclient5") || name.startsWith("httpcore5") || name.startsWith("slf4j-api"))
-                    .classpathEntry(TestClasspath.testClasses())
-                    .main("dev.retryafter.it.apps.AsyncClient5App", server.url("/records/1"), server.url("/records/2"))
-                    .run();
-            assertEquals(0, run.exitCode, run::toString);
-            assertEquals(2, server.requests(), "the app's two requests, sent");
-            assertEquals(0, lines(run, "ungoverned HTTP").size(), run::toString);
-            assertEquals(0, lines(run, "no request was governed").size(), run::toString);
-        }
+        assertGovernedAndNotNamed(jdk, name -> name.startsWith("httpclient5") || name.startsWith("httpcore5") || name.startsWith("slf4j-api"),
+                "dev.retryafter.it.apps.AsyncClient5App");
     }
 
     /** Apache's async client 4.1, once the example of traffic named at exit, is governed now: nothing is said. */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Jdk.class, names = {"JAVA_17", "JAVA_25"}) // its apps are Java 17 bytecode
     void apachesAsyncClient4IsGovernedAndNotNamedAtExit(Jdk jdk) throws Exception {
-        try (ScriptedServer server = new ScriptedServer(n -> Reply.ok())) {
-            Path report = Files.createTempFile(ChildJvm.workDir(), "report-", ".json");
-            ChildJvm.Result run = new ChildJvm(jdk).withAgent("report=" + report)
-                    .classpath(name -> name.startsWith("httpasyncclient") || name.startsWith("httpcore-") || name.startsWith("httpcore-nio")
-                            || name.startsWith("httpclient-4") || name.startsWith("commons-logging"))
-                    .classpathEntry(TestClasspath.testClasses())
-                    .main("dev.retryafter.it.apps.Async4App", server.url("/records/1"), server.url("/records/2"))
-                    .run();
-            assertEquals(0, run.exitCode, run::toString);
-            assertEquals(2, server.requests(), "the app's two requests, sent");
-            assertEquals(0, lines(run, "ungoverned HTTP").size(), run::toString);
-            assertEquals(0, lines(run, "no request was governed").size(), run::toString);
-        }
+        assertGovernedAndNotNamed(jdk, name -> name.startsWith("httpasyncclient") || name.startsWith("httpcore-")
+                || name.startsWith("httpclient-4") || name.startsWith("commons-logging"), "dev.retryafter.it.apps.Async4App");
     }
 
     /** AsyncHttpClient 3 (on Netty), once the example of traffic named at exit, is governed now: neither it nor its Netty is named. */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Jdk.class, names = {"JAVA_17", "JAVA_25"}) // its apps are Java 17 bytecode
     void asyncHttpClientIsGovernedAndNotNamedAtExit(Jdk jdk) throws Exception {
-        try (ScriptedServer server = new ScriptedServer(n -> Reply.ok())) {
-            ChildJvm.Result run = new ChildJvm(jdk).withAgent(null)
-                    .classpath(name -> name.startsWith("async-http-client") || name.startsWith("netty-") || name.startsWith("slf4j-api")
-                            || name.startsWith("reactive-streams") || name.startsWith("jakarta.activation"))
-                    .classpathEntry(TestClasspath.testClasses())
-                    .main("dev.retryafter.it.apps.AhcGetApp", server.url("/records/1"), server.url("/records/2"))
-                    .run();
-            assertEquals(0, run.exitCode, run::toString);
-            assertEquals(2, server.requests(), "the app's two requests, sent");
-            assertEquals(0, lines(run, "ungoverned HTTP").size(), run::toString);
-            assertEquals(0, lines(run, "no request was governed").size(), run::toString);
-        }
+        assertGovernedAndNotNamed(jdk, name -> name.startsWith("async-http-client") || name.startsWith("netty-") || name.startsWith("slf4j-api")
+                || name.startsWith("reactive-streams") || name.startsWith("jakarta.activation"), "dev.retryafter.it.apps.AhcGetApp");
     }
 
     /** Netty's own HTTP codec in a pipeline of the application's, which the agent does not govern: named when it loads, and at exit. */
@@ -132,5 +102,20 @@ class UngovernedTrafficTest {
         ChildJvm.Result run = new ChildJvm(jdk).withAgent(null).classpathEntry(TestClasspath.testClasses())
                 .main("dev.retryafter.it.apps.NoHttpApp").run();
         assertEquals(1, lines(run, "no request was governed").size(), run::toString);
+    }
+
+    /** {@code app}'s two requests on {@code jdk}, its client's jars picked by {@code jars}: sent, governed, and nothing named. */
+    private static void assertGovernedAndNotNamed(Jdk jdk, Predicate<String> jars, String app) throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.ok())) {
+            Path report = Files.createTempFile(ChildJvm.workDir(), "report-", ".json");
+            ChildJvm.Result run = new ChildJvm(jdk).withAgent("report=" + report).classpath(jars)
+                    .classpathEntry(TestClasspath.testClasses())
+                    .main(app, server.url("/records/1"), server.url("/records/2"))
+                    .run();
+            assertEquals(0, run.exitCode, run::toString);
+            assertEquals(2, server.requests(), "the app's two requests, sent");
+            assertEquals(0, lines(run, "ungoverned HTTP").size(), run::toString);
+            assertEquals(0, lines(run, "no request was governed").size(), run::toString);
+        }
     }
 }
