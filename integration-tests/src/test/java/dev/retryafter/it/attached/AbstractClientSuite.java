@@ -61,14 +61,32 @@ abstract class AbstractClientSuite {
         }
     }
 
+    /**
+     * The last refusal goes back to the application, or, where the attempts took longer than max-sleep (1 s here; a slow
+     * machine), the streak counts as a quota and the host is held: the request fails fast. Never an hour asleep.
+     */
     @Test
     void retryAfter3600NeverSleepsAnHour() throws Exception {
         try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("3600"))) {
             long start = System.nanoTime();
-            assertEquals(429, get(server.url("/records/1")), "the last refusal goes back to the application");
+            try {
+                assertEquals(429, get(server.url("/records/1")), "the last refusal goes back to the application");
+            } catch (Exception e) {
+                assertTrue(isHostHeld(e), () -> "a refusal or a hold, nothing else: " + e);
+            }
             assertTrue(System.nanoTime() - start < 10_000_000_000L, "no hour asleep on Retry-After: 3600");
             assertTrue(server.requests() <= MAX_ATTEMPTS, () -> server.requests() + " requests");
         }
+    }
+
+    /** Whether {@code e}, or what it wraps, is the agent's hold (its class is the agent's loader's, not this test's). */
+    private static boolean isHostHeld(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getClass().getName().endsWith(".HostHeldException")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A 503 with Retry-After: 0 too: a client's own one retry of it (OkHttp's) must not run beneath the agent's. */
