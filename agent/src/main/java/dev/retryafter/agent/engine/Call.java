@@ -1,5 +1,9 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.header.RetryAfter;
+import dev.retryafter.agent.engine.header.RetryAfterParser;
+import dev.retryafter.agent.engine.header.RateLimitHeaders;
+
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

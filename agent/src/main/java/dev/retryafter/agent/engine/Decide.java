@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.header.RetryAfter;
+
 /**
  * The decision on a refusal, as a pure function: of the policy, what is known of the host (its
  * streak already counting this refusal), the refusal, the attempt, whether the body can be sent

@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.header.RateLimitHint;
+
 import java.util.Locale;
 import java.util.TreeSet;
 

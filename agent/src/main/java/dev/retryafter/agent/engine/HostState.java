@@ -1,5 +1,8 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.header.RetryAfter;
+import dev.retryafter.agent.engine.header.RateLimitHint;
+
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;

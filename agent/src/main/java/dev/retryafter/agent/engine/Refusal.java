@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.header.RetryAfter;
+
 /**
  * One refusal as the decision sees it: when it came, its status, its header, and whether it confirms
  * an earlier claim of a long wait (the same moment named twice, see {@link LongWaitClaim}).

@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.header.RetryAfter;
+
 /**
  * Turns a refusal into a wait the engine is willing to take, in named steps:
  * <ol>

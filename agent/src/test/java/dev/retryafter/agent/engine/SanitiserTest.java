@@ -1,5 +1,8 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.header.RetryAfter;
+import dev.retryafter.agent.engine.header.RetryAfterParser;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.Random;

@@ -1,8 +1,8 @@
 package dev.retryafter.it.bench;
 
 import dev.retryafter.agent.engine.Clock;
-import dev.retryafter.agent.engine.RetryAfter;
-import dev.retryafter.agent.engine.RetryAfterParser;
+import dev.retryafter.agent.engine.header.RetryAfter;
+import dev.retryafter.agent.engine.header.RetryAfterParser;
 
 /**
  * Apache HttpClient 5's {@code DefaultHttpRequestRetryStrategy} as shipped (checked against 5.6.5):

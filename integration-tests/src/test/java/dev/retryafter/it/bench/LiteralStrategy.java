@@ -1,8 +1,8 @@
 package dev.retryafter.it.bench;
 
 import dev.retryafter.agent.engine.Clock;
-import dev.retryafter.agent.engine.RetryAfter;
-import dev.retryafter.agent.engine.RetryAfterParser;
+import dev.retryafter.agent.engine.header.RetryAfter;
+import dev.retryafter.agent.engine.header.RetryAfterParser;
 
 /** An RFC-compliant client: waits exactly what the header says, however little or much. */
 final class LiteralStrategy extends UnpacedStrategy {

@@ -1,7 +1,7 @@
 package dev.retryafter.it.bench;
 
-import dev.retryafter.agent.engine.RetryAfter;
-import dev.retryafter.agent.engine.RetryAfterParser;
+import dev.retryafter.agent.engine.header.RetryAfter;
+import dev.retryafter.agent.engine.header.RetryAfterParser;
 import dev.retryafter.agent.testing.VirtualClock;
 import dev.retryafter.agent.testing.VirtualScheduler;
 

@@ -1,4 +1,4 @@
-package dev.retryafter.agent.engine;
+package dev.retryafter.agent.engine.header;
 
 import java.util.Locale;
 
@@ -14,15 +14,15 @@ public final class RateLimitHint {
     public static final long UNKNOWN = -1;
 
     /** The header family it came from, in the log's words: "X-RateLimit-*", "RateLimit", "RateLimit-*". */
-    final String source;
-    final long limit;
-    final long remaining;
-    final long resetMillis;
-    final long windowMillis;
+    public final String source;
+    public final long limit;
+    public final long remaining;
+    public final long resetMillis;
+    public final long windowMillis;
     /** The reset named a moment already past: one of the ways a hint lies ({@code resetMillis} is then 0). */
-    final boolean resetInPast;
+    public final boolean resetInPast;
 
-    RateLimitHint(String source, long limit, long remaining, long resetMillis, long windowMillis, boolean resetInPast) {
+    public RateLimitHint(String source, long limit, long remaining, long resetMillis, long windowMillis, boolean resetInPast) {
         this.source = source;
         this.limit = limit;
         this.remaining = remaining;
@@ -32,7 +32,7 @@ public final class RateLimitHint {
     }
 
     /** A hint says enough to pace by: how many are left, and until when. */
-    boolean isComplete() {
+    public boolean isComplete() {
         return remaining != UNKNOWN && resetMillis != UNKNOWN;
     }
 

@@ -1,4 +1,4 @@
-package dev.retryafter.agent.engine;
+package dev.retryafter.agent.engine.header;
 
 /**
  * Reads {@code Retry-After} in both forms RFC 9110 allows, delay-seconds and HTTP-date, and refuses

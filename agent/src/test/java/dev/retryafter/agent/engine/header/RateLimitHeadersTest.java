@@ -1,4 +1,4 @@
-package dev.retryafter.agent.engine;
+package dev.retryafter.agent.engine.header;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.retryafter.agent.engine;
+package dev.retryafter.agent.engine.header;
 
 /** A {@code Retry-After} header as received, and what it says once parsed. */
 public final class RetryAfter {
@@ -6,7 +6,7 @@ public final class RetryAfter {
     /** Which of the legal forms the header took, or why it says nothing usable. */
     public enum Form { ABSENT, UNUSABLE, DELAY_SECONDS, HTTP_DATE }
 
-    static final RetryAfter ABSENT = new RetryAfter(null, Form.ABSENT, 0);
+    public static final RetryAfter ABSENT = new RetryAfter(null, Form.ABSENT, 0);
 
     private final String raw;
     private final Form form;

@@ -1,4 +1,4 @@
-package dev.retryafter.agent.engine;
+package dev.retryafter.agent.engine.header;
 
 /**
  * The rate-limit headers of one response, as an adapter offers them ({@link #offer}), read into a
