@@ -1,7 +1,8 @@
-package dev.retryafter.it.apps;
+package dev.retryafter.it.apps.java8;
 
 import dev.retryafter.demo.scraper.Fetcher;
 import dev.retryafter.demo.scraper.LegacyScraper;
+import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
 
 import java.io.IOException;
@@ -10,7 +11,7 @@ import java.time.Duration;
 /**
  * Spring's WebClient as scrapers use it, for the legacy scraper's {@code --client}: one client built with its defaults
  * (Reactor Netty beneath), {@code get().uri(url).exchangeToMono(...)} per record, its body read, blocked on. No retry of
- * its own. Java 17 bytecode (Spring 6).
+ * its own. Java 8 bytecode: Spring 5.3 runs on 8 (6 needs 17); the calls made here are the same in both.
  */
 public final class SpringWebClientFetcher implements Fetcher {
 
@@ -27,12 +28,18 @@ public final class SpringWebClientFetcher implements Fetcher {
             // A generous bound: the agent's waits come before the response, and the scraper's own timeout is per request.
             Integer status = client.get().uri(url).header(LegacyScraper.WORKER_HEADER, worker)
                     .exchangeToMono(response -> response.bodyToMono(String.class).defaultIfEmpty("")
-                            .thenReturn(response.statusCode().value()))
+                            .thenReturn(rawStatus(response)))
                     .block(timeout.multipliedBy(10).plusSeconds(60));
             return status == null ? -1 : status;
         } catch (RuntimeException e) {
             throw new IOException(e);
         }
+    }
+
+    /** The status as an int in 5.3 and 6 alike: {@code statusCode()} returns another type in each. */
+    @SuppressWarnings("removal")
+    private static int rawStatus(ClientResponse response) {
+        return response.rawStatusCode();
     }
 
     @Override
