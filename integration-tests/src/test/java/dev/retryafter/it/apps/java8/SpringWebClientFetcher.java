@@ -1,11 +1,10 @@
 package dev.retryafter.it.apps.java8;
 
-import dev.retryafter.demo.scraper.Fetcher;
 import dev.retryafter.demo.scraper.LegacyScraper;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Mono;
 
-import java.io.IOException;
 import java.time.Duration;
 
 /**
@@ -13,36 +12,23 @@ import java.time.Duration;
  * (Reactor Netty beneath), {@code get().uri(url).exchangeToMono(...)} per record, its body read, blocked on. No retry of
  * its own. Java 8 bytecode: Spring 5.3 runs on 8 (6 needs 17); the calls made here are the same in both.
  */
-public final class SpringWebClientFetcher implements Fetcher {
+public final class SpringWebClientFetcher extends BlockedMonoFetcher {
 
     private final WebClient client = WebClient.create();
-    private final Duration timeout;
 
     public SpringWebClientFetcher(Duration timeout) {
-        this.timeout = timeout;
+        super(timeout);
     }
 
     @Override
-    public int get(String url, String worker) throws IOException {
-        try {
-            // A generous bound: the agent's waits come before the response, and the scraper's own timeout is per request.
-            Integer status = client.get().uri(url).header(LegacyScraper.WORKER_HEADER, worker)
-                    .exchangeToMono(response -> response.bodyToMono(String.class).defaultIfEmpty("")
-                            .thenReturn(rawStatus(response)))
-                    .block(timeout.multipliedBy(10).plusSeconds(60));
-            return status == null ? -1 : status;
-        } catch (RuntimeException e) {
-            throw new IOException(e);
-        }
+    Mono<Integer> status(String url, String worker) {
+        return client.get().uri(url).header(LegacyScraper.WORKER_HEADER, worker)
+                .exchangeToMono(response -> response.bodyToMono(String.class).defaultIfEmpty("").thenReturn(rawStatus(response)));
     }
 
     /** The status as an int in 5.3 and 6 alike: {@code statusCode()} returns another type in each. */
     @SuppressWarnings("removal")
     private static int rawStatus(ClientResponse response) {
         return response.rawStatusCode();
-    }
-
-    @Override
-    public void close() {
     }
 }
