@@ -53,8 +53,9 @@ class SpringWebClientTest extends AbstractChildJvmClientSuite {
         return Stream.of(setup("6.2", Jdk.JAVA_17));
     }
 
+    /** Not 5.3 on 8: off, the agent changes no class, which {@link ReactorNettyTest} sees on 8 already. */
     @Override
     Stream<Setup> switchedOff() {
-        return Stream.of(setup("6.2", Jdk.JAVA_17), setup("6.2", Jdk.JAVA_25), setup("5.3", Jdk.JAVA_8));
+        return Stream.of(setup("6.2", Jdk.JAVA_17), setup("6.2", Jdk.JAVA_25));
     }
 }
