@@ -2,6 +2,7 @@ package dev.retryafter.it;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.retryafter.agent.store.redis.RedisFixture;
+import dev.retryafter.agent.store.redis.RedisServer;
 import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
@@ -201,7 +202,7 @@ class FleetTest {
             String mergedCeiling = null;
             try (Jedis redis = new Jedis("127.0.0.1", restarting.port())) {
                 while (mergedCeiling == null && !first.isDone() && System.nanoTime() < deadline) {
-                    mergedCeiling = REDIS.server().hget(hash, "ceiling");
+                    mergedCeiling = redis.hget(hash, "ceiling");
                     Thread.sleep(50);
                 }
             }
