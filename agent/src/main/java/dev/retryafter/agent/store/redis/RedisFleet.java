@@ -31,11 +31,6 @@ import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
-import static dev.retryafter.agent.store.redis.KnowledgeEncoding.after;
-import static dev.retryafter.agent.store.redis.KnowledgeEncoding.integer;
-import static dev.retryafter.agent.store.redis.KnowledgeEncoding.number;
-import static dev.retryafter.agent.store.redis.KnowledgeEncoding.text;
-
 /**
  * A fleet's knowledge in one Redis: each operation is one script of {@link FleetScripts}, atomic and
  * timed by Redis's clock, taking and answering the engine's {@link HostKnowledge} on this JVM's clock
@@ -194,9 +189,8 @@ public final class RedisFleet implements AutoCloseable {
         Host h = host(host).asked(clock.millis(), windowMillis);
         int pending = h.pendingAdmitted.getAndSet(0);
         Long wait = call(h, FleetScripts.RESERVE, now, pending, (v, base) -> {
-            long booked = Math.max(0, integer(v.get(0)));
-            h.saw(KnowledgeEncoding.partial(after(base, integer(v.get(1))), after(base, booked + intervalMillis),
-                    after(base, integer(v.get(2))), text(v.get(3)), Optional.<OpenStreak>empty(), Collections.<FinishedStreak>emptyList()), true);
+            long booked = Math.max(0, KnowledgeEncoding.integer(v.get(0)));
+            h.saw(KnowledgeEncoding.reserved(v, base, booked + intervalMillis), true);
             return booked;
         }, Arrays.asList(h.hash, h.admitted), options.ttlMillis, Math.max(0, intervalMillis), Math.max(0, maxWaitMillis), pending,
                 bucketMillis(windowMillis), windowMillis);
@@ -225,12 +219,11 @@ public final class RedisFleet implements AutoCloseable {
         synchronized (countingTrips) { // after any refresh that took this JVM's count: the ceiling must include it
             int pending = h.pendingAdmitted.getAndSet(0);
             return call(h, FleetScripts.REFUSAL, now, pending, (v, base) -> {
-                OpenStreak streak = OpenStreak.of(now - Math.max(0, integer(v.get(3))), number(text(v.get(4))),
-                        now - Math.max(0, integer(v.get(5))), (int) Math.max(1, integer(v.get(6))), "1".equals(text(v.get(7))));
+                OpenStreak streak = KnowledgeEncoding.openStreak(v, now);
                 h.saw(KnowledgeEncoding.streaks(Optional.of(streak), Collections.<FinishedStreak>emptyList()), false);
-                return new FleetRefusal(now, streak, (int) integer(v.get(0)), integer(v.get(2)) == 1);
+                return new FleetRefusal(now, streak, (int) KnowledgeEncoding.integer(v.get(0)), KnowledgeEncoding.integer(v.get(2)) == 1);
             }, Arrays.asList(h.hash, h.admitted), options.ttlMillis, pending, bucketMillis(windowMillis), windowMillis, now - sentAt,
-                    KnowledgeEncoding.header(headerMillis), whilePaced ? "1" : "0");
+                    KnowledgeEncoding.header(headerMillis), KnowledgeEncoding.flag(whilePaced));
         }
     }
 
@@ -242,15 +235,14 @@ public final class RedisFleet implements AutoCloseable {
     Optional<FinishedStreak> recovery(String host, long now, long sentAt) {
         Host h = host(host);
         return call(h, FleetScripts.RECOVERY, now, 0, (v, base) -> {
-            if (integer(v.get(0)) == 0) {
+            if (KnowledgeEncoding.integer(v.get(0)) == 0) {
                 return Optional.<FinishedStreak>empty(); // sent before the streak began, or another JVM closed it
             }
             HostKnowledge seen = h.seen;
             if (seen != null) {
                 h.seen = KnowledgeEncoding.withoutOpenStreak(seen);
             }
-            return Optional.of(FinishedStreak.of(now - Math.max(0, integer(v.get(1))), number(text(v.get(2))),
-                    Math.max(0, integer(v.get(3))), Math.max(0, integer(v.get(4))), "1".equals(text(v.get(5)))));
+            return Optional.of(KnowledgeEncoding.finishedStreak(v, now));
         }, Arrays.asList(h.hash, h.streaks), options.ttlMillis, HostKnowledge.MAX_STREAKS, now - sentAt);
     }
 
