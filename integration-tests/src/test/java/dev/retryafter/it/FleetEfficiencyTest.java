@@ -1,10 +1,9 @@
 package dev.retryafter.it;
 
-import dev.retryafter.agent.store.redis.RedisServer;
+import dev.retryafter.agent.store.redis.RedisFixture;
 import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.it.harness.ScraperFleet;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -35,19 +34,9 @@ class FleetEfficiencyTest {
     /** The 0.9, loosened for a loaded CI machine: printed beside every run, and still far above the old code. */
     static final double GOAL_UNDER_LOAD = 0.8;
     private static final AtomicInteger FLEETS = new AtomicInteger();
-    private static RedisServer redis;
 
-    @BeforeAll
-    static void startRedis() throws Exception {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() throws Exception {
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    @RegisterExtension
+    static final RedisFixture REDIS = new RedisFixture();
 
     @ParameterizedTest(name = "{0} JVMs, {1}")
     @CsvSource({"5, ALWAYS_ZERO, 36, true", "3, CONSTANT_OVERSTATED, 60, false", "3, ABSENT, 60, false"})
@@ -56,7 +45,7 @@ class FleetEfficiencyTest {
         String alone = baseline ? ScraperFleet.run(jvms, behaviour, LIMIT, WINDOW, ScraperFleet.policy(null, null), records)
                 .seen.line("no store") : "no store: see bench.FleetBenchmark";
         ScraperFleet fleet = ScraperFleet.run(jvms, behaviour, LIMIT, WINDOW,
-                ScraperFleet.policy("redis://127.0.0.1:" + redis.port(), "efficiency" + FLEETS.incrementAndGet()), records);
+                ScraperFleet.policy("redis://127.0.0.1:" + REDIS.server().port(), "efficiency" + FLEETS.incrementAndGet()), records);
         String both = behaviour + ", " + records + " records per JVM\n  " + alone + "\n  " + fleet.seen.line("redis")
                 + "\n  admitted per JVM and window " + fleet.admittedPerJvm;
         System.out.println(both);

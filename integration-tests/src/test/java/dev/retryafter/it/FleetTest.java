@@ -1,6 +1,7 @@
 package dev.retryafter.it;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.retryafter.agent.store.redis.RedisFixture;
 import dev.retryafter.agent.store.redis.RedisServer;
 import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
@@ -13,9 +14,8 @@ import dev.retryafter.it.harness.ScraperFleet;
 import dev.retryafter.it.harness.ScraperRun;
 import dev.retryafter.demo.AgentReport;
 import redis.clients.jedis.Jedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -48,19 +48,9 @@ class FleetTest {
     /** The Retry-After of the portal's first refusal: long enough for a second JVM to start within it. */
     static final int CLOSED_SECONDS = 10;
     private static final AtomicInteger FLEETS = new AtomicInteger();
-    private static RedisServer redis;
 
-    @BeforeAll
-    static void startRedis() throws Exception {
-        redis = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() throws Exception {
-        if (redis != null) {
-            redis.close();
-        }
-    }
+    @RegisterExtension
+    static final RedisFixture REDIS = new RedisFixture();
 
     /** A fleet of its own on {@code redisPort}; a generous timeout, as a loaded machine is not what is tested. */
     static String policy(int redisPort, String maxSleep) {
@@ -126,7 +116,7 @@ class FleetTest {
 
     @Test
     void aSecondJvmWaitsOutTheWaitTheFirstLearned() throws Exception {
-        String policy = policy(redis.port(), "60s");
+        String policy = policy(REDIS.server().port(), "60s");
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try (ClosingPortal portal = new ClosingPortal()) {
             Future<ScraperRun> first = pool.submit(() -> ScraperRun.run(new ChildJvm(Jdk.JAVA_17).timeout(Duration.ofMinutes(2)),

@@ -2,10 +2,9 @@ package dev.retryafter.agent.engine;
 
 import dev.retryafter.agent.store.redis.RedisFleet;
 import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
-import dev.retryafter.agent.store.redis.RedisServer;
-import org.junit.jupiter.api.AfterAll;
+import dev.retryafter.agent.store.redis.RedisFixture;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,20 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 class RedisKnowledgeStoreContractTest extends KnowledgeStoreContract {
 
     private static final AtomicInteger FLEETS = new AtomicInteger();
-    private static RedisServer server;
+
+    @RegisterExtension
+    static final RedisFixture REDIS = new RedisFixture();
     private final List<RedisKnowledgeStore> opened = new ArrayList<>();
-
-    @BeforeAll
-    static void startRedis() throws Exception {
-        server = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() throws Exception {
-        if (server != null) {
-            server.close();
-        }
-    }
 
     @AfterEach
     void closeStores() {
@@ -43,7 +32,7 @@ class RedisKnowledgeStoreContractTest extends KnowledgeStoreContract {
     @Override
     protected KnowledgeStore newStore() {
         Clock clock = () -> T;
-        RedisFleet fleet = RedisFleet.connect(server.address(), "contract" + FLEETS.incrementAndGet(), clock,
+        RedisFleet fleet = RedisFleet.connect(REDIS.server().address(), "contract" + FLEETS.incrementAndGet(), clock,
                 new RedisFleet.Options().timeoutMillis(5000).timedByCaller());
         RedisKnowledgeStore store = RedisKnowledgeStore.readingThrough(fleet, clock, new RedisKnowledgeStore.HostRules() {
             @Override

@@ -48,7 +48,7 @@ final class KnowledgeEncoding {
         args.add(open == null ? "-" : header(open.headerMillis()));
         args.add(open == null ? "0" : Long.toString(open.lastRefusedSentMillis() - now));
         args.add(open == null ? "0" : Integer.toString(open.refusals()));
-        args.add(open != null && open.whilePaced() ? "1" : "0");
+        args.add(flag(open != null && open.whilePaced()));
         List<FinishedStreak> oldestFirst = new ArrayList<>(known.finishedStreaks());
         Collections.reverse(oldestFirst);
         for (FinishedStreak s : oldestFirst) {
@@ -60,8 +60,7 @@ final class KnowledgeEncoding {
     }
 
     /** READ's answer {now, the hash's fields and values, the streaks as stored}, on this JVM's clock at {@code localNow}. */
-    static HostKnowledge decode(Object reply, long localNow) {
-        List<?> parts = (List<?>) reply;
+    static HostKnowledge decode(List<?> parts, long localNow) {
         List<?> flat = (List<?>) parts.get(1);
         Map<String, String> fields = new HashMap<>();
         for (int i = 0; i + 1 < flat.size(); i += 2) {
@@ -121,20 +120,35 @@ final class KnowledgeEncoding {
                 "paced=1".equals(parts[4]));
     }
 
-    /** Knowledge of moments and streaks alone, as a script's answer tells them. */
-    static HostKnowledge partial(OptionalLong notBefore, OptionalLong nextSlot, OptionalLong holdUntil, String holdReason,
-                                 Optional<OpenStreak> open, List<FinishedStreak> finished) {
-        return HostKnowledge.of(notBefore, nextSlot, holdUntil, holdUntil.isPresent() ? Optional.of(holdReason) : Optional.<String>empty(),
-                Optional.<PaceSchedule>empty(), OptionalLong.empty(), OptionalInt.empty(), open, finished, OptionalLong.empty());
+    /** RESERVE's answer {wait, not-before, hold, reason}, durations from {@code base}, with the next slot it booked. */
+    static HostKnowledge reserved(List<?> answer, long base, long nextSlotIn) {
+        OptionalLong hold = after(base, integer(answer.get(2)));
+        return HostKnowledge.of(after(base, integer(answer.get(1))), after(base, nextSlotIn), hold,
+                hold.isPresent() ? Optional.of(text(answer.get(3))) : Optional.<String>empty(), Optional.<PaceSchedule>empty(),
+                OptionalLong.empty(), OptionalInt.empty(), Optional.<OpenStreak>empty(), Collections.<FinishedStreak>emptyList(),
+                OptionalLong.empty());
+    }
+
+    /** REFUSAL's answer from its fourth part on {start, header, last refused sent (all ago), refusals, paced}, at {@code now}. */
+    static OpenStreak openStreak(List<?> answer, long now) {
+        return OpenStreak.of(now - Math.max(0, integer(answer.get(3))), number(text(answer.get(4))),
+                now - Math.max(0, integer(answer.get(5))), (int) Math.max(1, integer(answer.get(6))), "1".equals(text(answer.get(7))));
+    }
+
+    /** RECOVERY's answer {1, start (ago), header, last refused, recovered by (after start), paced}, at {@code now}. */
+    static FinishedStreak finishedStreak(List<?> answer, long now) {
+        return FinishedStreak.of(now - Math.max(0, integer(answer.get(1))), number(text(answer.get(2))),
+                Math.max(0, integer(answer.get(3))), Math.max(0, integer(answer.get(4))), "1".equals(text(answer.get(5))));
     }
 
     /** Knowledge of a streak alone: the open one, or finished ones (newest first). */
     static HostKnowledge streaks(Optional<OpenStreak> open, List<FinishedStreak> finished) {
-        return partial(OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(), "", open, finished);
+        return HostKnowledge.of(OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(), Optional.<String>empty(),
+                Optional.<PaceSchedule>empty(), OptionalLong.empty(), OptionalInt.empty(), open, finished, OptionalLong.empty());
     }
 
     /** A duration a script answered, from {@code base}: a moment, if it is ahead. */
-    static OptionalLong after(long base, long millis) {
+    private static OptionalLong after(long base, long millis) {
         return millis > 0 ? OptionalLong.of(base + millis) : OptionalLong.empty();
     }
 
@@ -148,6 +162,10 @@ final class KnowledgeEncoding {
     /** A header's wait as stored: '-' for none. */
     static String header(OptionalLong millis) {
         return millis.isPresent() ? Long.toString(millis.getAsLong()) : "-";
+    }
+
+    static String flag(boolean set) {
+        return set ? "1" : "0";
     }
 
     private static String offset(OptionalLong moment, long now) {

@@ -1,11 +1,11 @@
 package dev.retryafter.agent.store.redis;
 
-import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.DaemonThreads;
 import dev.retryafter.agent.engine.FinishedStreak;
 import dev.retryafter.agent.engine.HostKnowledge;
 import dev.retryafter.agent.engine.OpenStreak;
+import dev.retryafter.agent.log.AgentLog;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;
@@ -27,26 +27,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
-import static dev.retryafter.agent.store.redis.KnowledgeEncoding.after;
-import static dev.retryafter.agent.store.redis.KnowledgeEncoding.integer;
-import static dev.retryafter.agent.store.redis.KnowledgeEncoding.number;
-import static dev.retryafter.agent.store.redis.KnowledgeEncoding.text;
-
 /**
  * A fleet's knowledge in one Redis: each operation is one script of {@link FleetScripts}, atomic and
- * timed by Redis's clock, taking and answering the engine's {@link HostKnowledge} and streaks on this
- * JVM's clock ({@link KnowledgeEncoding}). Keys, under the fleet's hash tag so a cluster keeps a fleet
- * in one slot: {@code retry-after:{FLEET}:host:HOST:PORT} (a hash of the host's knowledge; the fields
- * are the scripts'), {@code ...:streaks} (finished streaks, newest first, bounded) and {@code ...:admitted}
- * (successes per bucket of server time). Every write renews its key's expiry.
+ * timed by Redis's clock, taking and answering the engine's {@link HostKnowledge} on this JVM's clock
+ * ({@link KnowledgeEncoding}). Keys, under the fleet's hash tag so a cluster keeps a fleet in one
+ * slot: {@code retry-after:{FLEET}:host:HOST:PORT} (a hash of the host's knowledge), {@code ...:streaks}
+ * (finished streaks, newest first, bounded) and {@code ...:admitted} (successes per bucket of server
+ * time). Every write renews its key's expiry.
  *
  * <p>Nothing here throws or waits long: every script goes through {@link #call}, which answers within
- * about the timeout or with null ("unavailable"), and the caller carries on with its own knowledge.
- * {@link #seen} answers without a round trip from what a background thread reads every
- * {@code refreshMillis}, a trip that also carries the successes counted meanwhile.
+ * about the timeout or with null ("unavailable"). {@link #seen} answers without a round trip from what
+ * a background thread reads every {@code refreshMillis}, a trip that also carries the successes
+ * counted meanwhile.
  */
 public final class RedisFleet implements AutoCloseable {
 
@@ -85,7 +81,7 @@ public final class RedisFleet implements AutoCloseable {
 
         /** For tests in virtual time only: the scripts take "now" from the caller instead of Redis's {@code TIME}. */
         public Options timedByCaller() {
-            this.timedByCaller = true;
+            timedByCaller = true;
             return this;
         }
 
@@ -93,34 +89,34 @@ public final class RedisFleet implements AutoCloseable {
             if (millis < 1) {
                 throw new IllegalArgumentException("the store timeout must be at least 1 ms");
             }
-            this.timeoutMillis = millis;
+            timeoutMillis = millis;
             return this;
         }
 
         public Options ttlMillis(long millis) {
-            this.ttlMillis = Math.max(1000, millis);
+            ttlMillis = Math.max(1000, millis);
             return this;
         }
 
         /** A success's count waits for the next refresh or operation; for a test of the request path alone. */
         public Options countsOnlyWithTheRefresh() {
-            this.countsAtOnce = false;
+            countsAtOnce = false;
+            return this;
+        }
+
+        public Options refreshMillis(long millis) {
+            refreshMillis = Math.max(10, millis);
             return this;
         }
 
         Options keptLocalMillis(long millis) {
-            this.keptLocalMillis = Math.max(1, millis);
+            keptLocalMillis = Math.max(1, millis);
             return this;
         }
 
         /** How long Redis must answer steadily before an outage is over and said to be. */
         Options steadyMillis(long millis) {
-            this.steadyMillis = Math.max(1, millis);
-            return this;
-        }
-
-        public Options refreshMillis(long millis) {
-            this.refreshMillis = Math.max(10, millis);
+            steadyMillis = Math.max(1, millis);
             return this;
         }
     }
@@ -138,11 +134,6 @@ public final class RedisFleet implements AutoCloseable {
             this.ceiling = ceiling;
             this.first = first;
         }
-    }
-
-    /** How one script's answer reads; {@code base} is this JVM's now as the answer came. */
-    private interface Answer<T> {
-        T read(List<?> reply, long base);
     }
 
     /** Starts no connection yet: the first operation connects, and a Redis not there yet only opens the circuit. */
@@ -164,8 +155,7 @@ public final class RedisFleet implements AutoCloseable {
     /** Throws IllegalArgumentException, with a message fit for the user, for a name that cannot be a key. */
     public static String checkedFleet(String fleet) {
         if (fleet == null || !FLEET_NAME.matcher(fleet).matches()) {
-            throw new IllegalArgumentException("'" + fleet + "' is not a fleet name; use letters, digits, '.', '_' "
-                    + "and '-', at most 64");
+            throw new IllegalArgumentException("'" + fleet + "' is not a fleet name; use letters, digits, '.', '_' and '-', at most 64");
         }
         return fleet;
     }
@@ -175,10 +165,7 @@ public final class RedisFleet implements AutoCloseable {
         return link.isAvailable();
     }
 
-    /**
-     * Runs on the store's own thread when Redis answers again, before any other caller reaches it, so
-     * that what was learned meanwhile is merged back; if one of its calls fails, it runs again at the next reconnection.
-     */
+    /** Runs on the store's own thread when Redis answers again, before any other caller reaches it: see {@link RedisLink}. */
     public void onRestored(Runnable merge) {
         link.onRestored(merge);
     }
@@ -194,17 +181,16 @@ public final class RedisFleet implements AutoCloseable {
     }
 
     /**
-     * Books the next slot on the fleet's one schedule for {@code host}, one {@code intervalMillis}
-     * after the previous booking by any JVM, no sooner than the fleet's not-before, and no further
-     * off than {@code maxWaitMillis}. Returns how long to wait for it; empty when Redis is unavailable.
+     * Books the next slot on the fleet's one schedule for {@code host}, one {@code intervalMillis} after
+     * the previous booking by any JVM, no sooner than the fleet's not-before, and no further off than
+     * {@code maxWaitMillis}. Returns how long to wait for it; empty when Redis is unavailable.
      */
     public OptionalLong reserve(String host, long now, long intervalMillis, long maxWaitMillis, long windowMillis) {
         Host h = host(host).asked(clock.millis(), windowMillis);
         int pending = h.pendingAdmitted.getAndSet(0);
         Long wait = call(h, FleetScripts.RESERVE, now, pending, (v, base) -> {
-            long booked = Math.max(0, integer(v.get(0)));
-            h.saw(KnowledgeEncoding.partial(after(base, integer(v.get(1))), after(base, booked + intervalMillis),
-                    after(base, integer(v.get(2))), text(v.get(3)), Optional.<OpenStreak>empty(), Collections.<FinishedStreak>emptyList()), true);
+            long booked = Math.max(0, KnowledgeEncoding.integer(v.get(0)));
+            h.saw(KnowledgeEncoding.reserved(v, base, booked + intervalMillis), true);
             return booked;
         }, Arrays.asList(h.hash, h.admitted), options.ttlMillis, Math.max(0, intervalMillis), Math.max(0, maxWaitMillis), pending,
                 bucketMillis(windowMillis), windowMillis);
@@ -224,54 +210,52 @@ public final class RedisFleet implements AutoCloseable {
     }
 
     /**
-     * A refusal at {@code now} of a request sent at {@code sentAt}: counted into the fleet's open
-     * streak, or opening one, with the fleet's ceiling: the successes every JVM saw since the window
-     * began or since the fleet's previous refusal, whichever is later. Null when unavailable.
+     * A refusal at {@code now} of a request sent at {@code sentAt}: counted into the fleet's open streak,
+     * or opening one, with the fleet's ceiling: the successes every JVM saw since the window began or
+     * since the fleet's previous refusal, whichever is later. Null when unavailable.
      */
     FleetRefusal refusal(String host, long now, long windowMillis, long sentAt, OptionalLong headerMillis, boolean whilePaced) {
         Host h = host(host).asked(clock.millis(), windowMillis);
         synchronized (countingTrips) { // after any refresh that took this JVM's count: the ceiling must include it
             int pending = h.pendingAdmitted.getAndSet(0);
             return call(h, FleetScripts.REFUSAL, now, pending, (v, base) -> {
-                OpenStreak streak = OpenStreak.of(now - Math.max(0, integer(v.get(3))), number(text(v.get(4))),
-                        now - Math.max(0, integer(v.get(5))), (int) Math.max(1, integer(v.get(6))), "1".equals(text(v.get(7))));
+                OpenStreak streak = KnowledgeEncoding.openStreak(v, now);
                 h.saw(KnowledgeEncoding.streaks(Optional.of(streak), Collections.<FinishedStreak>emptyList()), false);
-                return new FleetRefusal(now, streak, (int) integer(v.get(0)), integer(v.get(2)) == 1);
+                return new FleetRefusal(now, streak, (int) KnowledgeEncoding.integer(v.get(0)), KnowledgeEncoding.integer(v.get(2)) == 1);
             }, Arrays.asList(h.hash, h.admitted), options.ttlMillis, pending, bucketMillis(windowMillis), windowMillis, now - sentAt,
-                    KnowledgeEncoding.header(headerMillis), whilePaced ? "1" : "0");
+                    KnowledgeEncoding.header(headerMillis), KnowledgeEncoding.flag(whilePaced));
         }
     }
 
     /**
      * A success at {@code now} to a request sent at {@code sentAt}: if the fleet has a streak open that
      * began before it went out, the streak is over, joins the fleet's finished ones, and is returned;
-     * empty if none ended (none open, or sent before it began). Null when unavailable.
+     * empty if none ended. Null when unavailable.
      */
     Optional<FinishedStreak> recovery(String host, long now, long sentAt) {
         Host h = host(host);
         return call(h, FleetScripts.RECOVERY, now, 0, (v, base) -> {
-            if (integer(v.get(0)) == 0) {
+            if (KnowledgeEncoding.integer(v.get(0)) == 0) {
                 return Optional.<FinishedStreak>empty(); // sent before the streak began, or another JVM closed it
             }
             HostKnowledge seen = h.seen;
             if (seen != null) {
                 h.seen = KnowledgeEncoding.withoutOpenStreak(seen);
             }
-            return Optional.of(FinishedStreak.of(now - Math.max(0, integer(v.get(1))), number(text(v.get(2))),
-                    Math.max(0, integer(v.get(3))), Math.max(0, integer(v.get(4))), "1".equals(text(v.get(5)))));
+            return Optional.of(KnowledgeEncoding.finishedStreak(v, now));
         }, Arrays.asList(h.hash, h.streaks), options.ttlMillis, HostKnowledge.MAX_STREAKS, now - sentAt);
     }
 
     /** Everything the fleet knows of {@code host}, on this JVM's clock; null when unavailable. */
     public HostKnowledge read(String host) {
         Host h = host(host);
-        return call(h, FleetScripts.READ, clock.millis(), 0, (v, base) -> KnowledgeEncoding.decode(v, base),
+        return call(h, FleetScripts.READ, clock.millis(), 0, KnowledgeEncoding::decode,
                 Arrays.asList(h.hash, h.streaks, h.admitted), 0, bucketMillis(h.windowMillis), h.windowMillis);
     }
 
     /**
-     * What the fleet knew of {@code host} at the last refresh, with what this JVM's trips have told of
-     * it since, without a round trip; asking keeps it refreshed. Null before it was first refreshed.
+     * What the fleet knew of {@code host} at the last refresh, with what this JVM's trips have told of it
+     * since, without a round trip; asking keeps it refreshed. Null before it was first refreshed.
      */
     public HostKnowledge seen(String host) {
         return host(host).asked(clock.millis(), 0).seen;
@@ -316,13 +300,13 @@ public final class RedisFleet implements AutoCloseable {
     }
 
     /**
-     * {@code script} for {@code h} through the link's guarded call, its answer read by {@code answer};
-     * null when unavailable, refused, or unreadable. A host Redis refused lately is not asked at all.
-     * The {@code pending} successes taken for this trip go back if it fails. {@code callerNow} is the
-     * scripts' now only when the store is timed by its caller.
+     * {@code script} for {@code h} through the link's guarded call, its answer read by {@code answer}
+     * (given the reply and this JVM's now as it came); null when unavailable, refused, or unreadable. A
+     * host Redis refused lately is not asked at all. The {@code pending} successes taken for this trip
+     * go back if it fails. {@code callerNow} is the scripts' now only when the store is timed by its caller.
      */
-    private <T> T call(Host h, FleetScripts script, long callerNow, int pending, Answer<T> answer, List<String> keys,
-                       Object... args) {
+    private <T> T call(Host h, FleetScripts script, long callerNow, int pending, BiFunction<List<?>, Long, T> answer,
+                       List<String> keys, Object... args) {
         if (h.keepingLocalEnded()) {
             for (Consumer<String> merge : hostRestored) {
                 merge.accept(h.key); // what this JVM learned meanwhile goes first, as after an outage
@@ -343,13 +327,12 @@ public final class RedisFleet implements AutoCloseable {
             }
         }
         if (reply == null) {
-            if (pending > 0) {
-                h.pendingAdmitted.addAndGet(pending);
-            }
+            h.pendingAdmitted.addAndGet(pending);
             return null;
         }
         try {
-            return answer.read(reply instanceof List ? (List<?>) reply : Collections.emptyList(), options.timedByCaller ? callerNow : clock.millis());
+            return answer.apply(reply instanceof List ? (List<?>) reply : Collections.emptyList(),
+                    options.timedByCaller ? callerNow : clock.millis());
         } catch (RuntimeException e) {
             AgentLog.failure("reading the fleet store's answer to " + script.name, e);
             return null;
@@ -357,9 +340,9 @@ public final class RedisFleet implements AutoCloseable {
     }
 
     /**
-     * Redis refused a command of {@code h}'s for its data. A key of another type in the agent's key
-     * space (another writer's, or garbage) is deleted, to be written anew; anything else (out of
-     * memory, writes stopped) keeps the host in this JVM for a while. True when keys were deleted.
+     * Redis refused a command of {@code h}'s for its data. A key of another type in the agent's key space
+     * (another writer's, or garbage) is deleted, to be written anew; anything else (out of memory, writes
+     * stopped) keeps the host in this JVM for a while. True when keys were deleted.
      */
     private boolean refused(Host h, JedisDataException error) {
         if ("WRONGTYPE".equals(FleetLog.code(error)) && link.call(jedis -> deleteWrongTyped(jedis, h), 0, ignored -> { }) > 0) {
@@ -384,6 +367,7 @@ public final class RedisFleet implements AutoCloseable {
         return deleted;
     }
 
+    /** The refresher's task: what fails here is said, and the next round runs as ever. */
     private void refreshSafely() {
         try {
             refresh();
@@ -426,7 +410,7 @@ public final class RedisFleet implements AutoCloseable {
             if (reply == null || reply instanceof JedisDataException) {
                 h.pendingAdmitted.addAndGet(pending[i]);
             } else {
-                h.seen = KnowledgeEncoding.decode(reply, after);
+                h.seen = KnowledgeEncoding.decode((List<?>) reply, after);
             }
         }
     }
@@ -482,6 +466,7 @@ public final class RedisFleet implements AutoCloseable {
         return h != null ? h : hosts.computeIfAbsent(key, k -> new Host(k, "retry-after:{" + fleet + "}:host:" + k));
     }
 
+    /** This JVM's dealings with one host's keys; its knowledge is the engine's, as last seen. */
     private static final class Host {
         private static final AtomicLongFieldUpdater<Host> KEPT_LOCAL = AtomicLongFieldUpdater.newUpdater(Host.class, "keptLocalUntilNanos");
         final String key;

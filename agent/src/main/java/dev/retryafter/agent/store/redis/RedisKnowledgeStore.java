@@ -42,12 +42,13 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     private final KnowledgeStore local;
     private final Clock clock;
     private final HostRules rules;
+    /** Every {@link #read} is Redis's answer: for the store contract, far too slow for requests. */
     private final boolean readThrough;
     private final ConcurrentHashMap<String, Object> locks = new ConcurrentHashMap<>();
     /** The fleet's answer to this JVM's latest refusal per host, for the learning that follows it. */
     private final ConcurrentHashMap<String, RedisFleet.FleetRefusal> refusals = new ConcurrentHashMap<>();
-    /** What the fleet was last seen to know, per host, once copied into the local store. */
-    private final ConcurrentHashMap<String, HostKnowledge> mirrored = new ConcurrentHashMap<>();
+    /** The fleet's knowledge as last seen ({@link RedisFleet#seen}), once copied into the local store. */
+    private final ConcurrentHashMap<String, HostKnowledge> copied = new ConcurrentHashMap<>();
 
     public RedisKnowledgeStore(RedisFleet fleet, Clock clock, HostRules rules) {
         this(fleet, new InMemoryKnowledgeStore(), clock, rules, false);
@@ -58,7 +59,6 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         this(fleet, local, clock, rules, false);
     }
 
-    /** {@code readThrough}: every {@link #read} is Redis's answer; for the store contract, far too slow for requests. */
     private RedisKnowledgeStore(RedisFleet fleet, KnowledgeStore local, Clock clock, HostRules rules, boolean readThrough) {
         this.fleet = fleet;
         this.local = local;
@@ -79,7 +79,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
             return readThrough(host);
         }
         if (rules.isShared(host)) {
-            mirror(host);
+            copySeen(host);
         }
         return local.read(host);
     }
@@ -172,10 +172,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
 
     @Override
     public Optional<StreakEnd> recordRecovery(String host, long sentAt) {
-        if (!rules.isShared(host)) {
-            return local.recordRecovery(host, sentAt);
-        }
-        if (!mayEndStreak(host, local.read(host))) {
+        if (!rules.isShared(host) || !mayEndStreak(host, local.read(host))) {
             // The happy path: no streak open anywhere we know of. Not under the host's lock, which every
             // success would otherwise take; a refusal recorded just after is as if it came after this success.
             return local.recordRecovery(host, sentAt);
@@ -257,7 +254,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     public void forget(String host) {
         local.forget(host);
         refusals.remove(host);
-        mirrored.remove(host);
+        copied.remove(host);
     }
 
     @Override
@@ -285,10 +282,10 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     }
 
     /** The fleet's not-before, hold and learning as last seen, into this JVM's copy once per refresh; streaks come with answers. */
-    private void mirror(String host) {
+    private void copySeen(String host) {
         HostKnowledge seen = fleet.seen(host);
-        if (seen == null || mirrored.get(host) == seen) {
-            return; // never refreshed, or copied already: nothing to mirror
+        if (seen == null || copied.get(host) == seen) {
+            return; // never refreshed, or copied already
         }
         long now = clock.millis();
         HostKnowledge known = local.read(host);
@@ -303,7 +300,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         if (seen.paceLearnedAt().isPresent() && learnedAt > known.paceLearnedAt().orElse(Long.MIN_VALUE) + SAME_MOMENT_MILLIS) {
             local.learn(host, learnedAt, seen.pace(), seen.learnedCeiling());
         }
-        mirrored.put(host, seen);
+        copied.put(host, seen);
     }
 
     /** Whether a success may end a streak: this JVM's, or the fleet's as last seen, is open. */

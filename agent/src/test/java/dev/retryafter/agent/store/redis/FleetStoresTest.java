@@ -4,9 +4,8 @@ import dev.retryafter.agent.config.AgentConfig;
 import dev.retryafter.agent.config.PolicyFile;
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.store.file.FileKnowledgeStore;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 
 import java.nio.file.Files;
@@ -25,19 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FleetStoresTest {
 
     private static final String HOST = "127.0.0.1:8080";
-    private static RedisServer server;
 
-    @BeforeAll
-    static void startRedis() throws Exception {
-        server = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() throws Exception {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final RedisFixture REDIS = new RedisFixture();
 
     private static AgentConfig config(String text) throws Exception {
         Path file = Files.createTempFile("fleet-stores-", ".properties");
@@ -52,9 +41,9 @@ class FleetStoresTest {
 
     @Test
     void aHostsKeysLiveAsLongAsTheStateMaxAge() throws Exception {
-        AgentConfig config = config("store = redis://127.0.0.1:" + server.port() + "\nfleet = ttl\nstate-max-age = 2h\n");
+        AgentConfig config = config("store = redis://127.0.0.1:" + REDIS.server().port() + "\nfleet = ttl\nstate-max-age = 2h\n");
         Clock clock = Clock.system();
-        try (RedisKnowledgeStore store = FleetStores.create(config, clock, null); Jedis jedis = new Jedis("127.0.0.1", server.port())) {
+        try (RedisKnowledgeStore store = FleetStores.create(config, clock, null); Jedis jedis = new Jedis("127.0.0.1", REDIS.server().port())) {
             store.imposeNotBefore(HOST, clock.millis() + 1_000);
             Set<String> keys = jedis.keys("retry-after:{ttl}:*");
             assertFalse(keys.isEmpty(), "the host was written to Redis");
@@ -68,7 +57,7 @@ class FleetStoresTest {
     @Test
     void withAStateFileTheFileIsThisJvmsCopyUnderTheFleets() throws Exception {
         Path stateFile = Files.createTempDirectory("fleet-stores-").resolve("state");
-        AgentConfig config = config("store = redis://127.0.0.1:" + server.port() + "\nfleet = file\nstate-file = " + stateFile + "\n");
+        AgentConfig config = config("store = redis://127.0.0.1:" + REDIS.server().port() + "\nfleet = file\nstate-file = " + stateFile + "\n");
         Clock clock = Clock.system();
         FileKnowledgeStore state = FileKnowledgeStore.open(stateFile, clock, config.stateFile().maxAgeMillis(), warning -> { });
         long moment = clock.millis() + 60_000;

@@ -5,11 +5,10 @@ import dev.retryafter.agent.engine.FinishedStreak;
 import dev.retryafter.agent.engine.HostKnowledge;
 import dev.retryafter.agent.engine.InMemoryKnowledgeStore;
 import dev.retryafter.agent.engine.PaceSchedule;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 
 import java.util.ArrayList;
@@ -40,24 +39,14 @@ class RedisFleetTest {
 
     private static final String HOST = "portal.example:443";
     private static final long HOUR = TimeUnit.HOURS.toMillis(1);
-    private static RedisServer server;
+
+    @RegisterExtension
+    static final RedisFixture REDIS = new RedisFixture();
     private static final AtomicInteger FLEETS = new AtomicInteger();
 
     private final List<RedisFleet> opened = new ArrayList<>();
     private String fleet;
     private RecordingEvents events;
-
-    @BeforeAll
-    static void startRedis() throws Exception {
-        server = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() throws Exception {
-        if (server != null) {
-            server.close();
-        }
-    }
 
     @BeforeEach
     void newFleet() {
@@ -76,7 +65,7 @@ class RedisFleetTest {
     }
 
     private RedisFleet store(Clock clock, RedisFleet.Options options) {
-        RedisFleet store = new RedisFleet(server.address(), fleet, clock, options, events);
+        RedisFleet store = new RedisFleet(REDIS.server().address(), fleet, clock, options, events);
         opened.add(store);
         return store;
     }
@@ -230,7 +219,7 @@ class RedisFleetTest {
         assertTrue(held.notBefore().getAsLong() >= held.holdUntil().getAsLong(), "nothing goes before the hold ends");
         assertTrue(store.merge(HOST, change(s -> s.holdUntil(HOST, now + 120_000, "two minutes"))));
         assertEquals(Optional.of("two minutes"), read(store, HOST).holdReason());
-        try (Jedis jedis = new Jedis("127.0.0.1", server.port())) {
+        try (Jedis jedis = new Jedis("127.0.0.1", REDIS.server().port())) {
             assertEquals("1", jedis.hget(store.hashKey(HOST), "holds"), "a hold confirmed while held is the same hold");
         }
         long wait = wait(reserve(store, HOST, 0, 200_000, 2000));
@@ -363,7 +352,7 @@ class RedisFleetTest {
         }
         wait(reserve(b, HOST, 0, 1000, 60_000)); // a booking carries the count too
         assertEquals(3, refusal(a, 0, OptionalLong.empty()).ceiling);
-        try (Jedis jedis = new Jedis("127.0.0.1", server.port())) {
+        try (Jedis jedis = new Jedis("127.0.0.1", REDIS.server().port())) {
             assertEquals("3", jedis.hget(a.hashKey(HOST), "refusals"));
         }
     }
@@ -430,7 +419,7 @@ class RedisFleetTest {
         InMemoryKnowledgeStore held = new InMemoryKnowledgeStore();
         held.holdUntil("held.example:80", now + TimeUnit.HOURS.toMillis(2), "long");
         assertTrue(store.merge("held.example:80", held.read("held.example:80")));
-        try (Jedis jedis = new Jedis("127.0.0.1", server.port())) {
+        try (Jedis jedis = new Jedis("127.0.0.1", REDIS.server().port())) {
             String hash = store.hashKey(HOST);
             assertEquals("retry-after:{" + fleet + "}:host:" + HOST, hash);
             for (String key : List.of(hash, hash + ":streaks", hash + ":admitted")) {

@@ -4,10 +4,9 @@ import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.HostKnowledge;
 import dev.retryafter.agent.engine.OpenStreak;
 import dev.retryafter.agent.engine.PaceSchedule;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
 
 import java.util.ArrayList;
@@ -32,22 +31,12 @@ class RedisKnowledgeStoreTest {
     private static final String OWN = "own.example:443";
     private static final long WINDOW = 2000;
     private static final AtomicInteger FLEETS = new AtomicInteger();
-    private static RedisServer server;
+
+    @RegisterExtension
+    static final RedisFixture REDIS = new RedisFixture();
 
     private final List<AutoCloseable> opened = new ArrayList<>();
     private final String fleet = "adapter" + FLEETS.incrementAndGet();
-
-    @BeforeAll
-    static void startRedis() throws Exception {
-        server = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stopRedis() throws Exception {
-        if (server != null) {
-            server.close();
-        }
-    }
 
     @AfterEach
     void close() throws Exception {
@@ -89,8 +78,8 @@ class RedisKnowledgeStoreTest {
 
     @Test
     void twoJvmsBookOneScheduleAndAHostKeptLocalIsNot() {
-        RedisKnowledgeStore a = jvm(server, 200);
-        RedisKnowledgeStore b = jvm(server, 200);
+        RedisKnowledgeStore a = jvm(REDIS.server(), 200);
+        RedisKnowledgeStore b = jvm(REDIS.server(), 200);
         long start = System.nanoTime();
         for (int i = 0; i < 8; i++) {
             long wait = (i % 2 == 0 ? a : b).reserveSlot(HOST, now(), 100, 60_000);
@@ -103,8 +92,8 @@ class RedisKnowledgeStoreTest {
 
     @Test
     void theCeilingAtTheFleetStreaksFirstRefusalIsTheFleetsAndTheOtherJvmPacesByWhatItTaught() throws Exception {
-        RedisKnowledgeStore a = jvm(server, 50);
-        RedisKnowledgeStore b = jvm(server, 50);
+        RedisKnowledgeStore a = jvm(REDIS.server(), 50);
+        RedisKnowledgeStore b = jvm(REDIS.server(), 50);
         for (int i = 0; i < 6; i++) {
             a.recordAdmitted(HOST, now());
         }
@@ -144,8 +133,8 @@ class RedisKnowledgeStoreTest {
 
     @Test
     void aWaitOrAHoldImposedByOneJvmReachesTheOtherWithinARefresh() throws Exception {
-        RedisKnowledgeStore a = jvm(server, 50);
-        RedisKnowledgeStore b = jvm(server, 50);
+        RedisKnowledgeStore a = jvm(REDIS.server(), 50);
+        RedisKnowledgeStore b = jvm(REDIS.server(), 50);
         b.read(HOST); // b asks about the host: its moments are refreshed from now on
         a.imposeNotBefore(HOST, now() + 5000);
         a.holdUntil("held.example:80", now() + 60_000, "an hour away, twice");
@@ -190,12 +179,12 @@ class RedisKnowledgeStoreTest {
     @Test
     void aQuietHostCostsNoRoundTripAndAnotherJvmsWaitReachesThisJvmWithTheRefresh() throws Exception {
         // The request path alone: no refresh but the test's own, and no background trip for the successes' count.
-        RedisFleet quiet = fleet(server, new RedisFleet.Options().timeoutMillis(2000).refreshMillis(3_600_000).countsOnlyWithTheRefresh());
+        RedisFleet quiet = fleet(REDIS.server(), new RedisFleet.Options().timeoutMillis(2000).refreshMillis(3_600_000).countsOnlyWithTheRefresh());
         RedisKnowledgeStore a = jvm(quiet);
-        RedisKnowledgeStore b = jvm(server, 3_600_000);
+        RedisKnowledgeStore b = jvm(REDIS.server(), 3_600_000);
         a.read(HOST); // asked about: refreshed from now on
         quiet.refresh();
-        try (Jedis jedis = new Jedis("127.0.0.1", server.port())) {
+        try (Jedis jedis = new Jedis("127.0.0.1", REDIS.server().port())) {
             long before = commandsProcessed(jedis);
             for (int i = 0; i < 1000; i++) {
                 long now = now();
