@@ -37,12 +37,6 @@ public final class HostState {
      * 0 until then, when the policy's window stands in for it.
      */
     private volatile long learnedWindowMillis;
-    /**
-     * The first period ended where an unproven {@code Retry-After} put it: the agent waited the header out,
-     * so the limit may have had room long before. The period is then an upper bound on the window
-     * ({@link #onRefusal} reads what got through over one of it, not {@link RefusedRate#RECENT_WINDOWS}).
-     */
-    private volatile boolean periodSetByHeader;
     /** How many refusals the last streak came to, echoes included: a long one makes probing dearer. */
     private volatile int lastStreakRefusals = 1;
 
@@ -577,7 +571,6 @@ public final class HostState {
         Policy policy = this.policy;
         long period = periodEnd - firstSent;
         learnedWindowMillis = policy.windowConfigured() && policy.windowMillis() <= period ? policy.windowMillis() : period;
-        periodSetByHeader = periodEnd == recovered && learnedWindowMillis == period && setByHeader(end.streak(), policy);
         PaceSchedule provisional = paceOf(end.after());
         if (provisional != null && rate <= provisional.refusedRatePerSecond()) {
             // A pace from a configured window at least as high: a reading that is a lower bound leaves it be.
@@ -586,25 +579,10 @@ public final class HostState {
         // A reading from the limit's first period alone is a lower bound (a window others had half used, a
         // recovery the backoff overshot): the curve starts on its plateau, probing at once.
         AdaptivePace pace = new AdaptivePace(policy, paceOf(end.after()));
-        // A period a header ended says nothing of the window's length but that it is no longer: the first cycle is
-        // the shortest, so a reading the header's wait stretched (50 in 38.5 s for 50 per 10 s) is corrected soon.
-        pace.fromPlateau(rate, now, periodSetByHeader ? 0 : learnedWindowMillis);
+        pace.fromPlateau(rate, now, learnedWindowMillis);
         store.learn(key, now, Optional.ofNullable(pace.schedule()), OptionalInt.of(admitted));
         return new Learned(key, admitted, learnedWindowMillis, pace.rate(now));
     }
-
-    /**
-     * The streak ended only once the wait its first refusal's header asked for was over: a header the agent
-     * took as a hint (above min-sleep, within max-sleep), waited out, neither proven nor contradicted.
-     */
-    private static boolean setByHeader(FinishedStreak streak, Policy policy) {
-        long header = streak.rawHeaderMillis();
-        return header > policy.minSleepMillis() && header <= policy.maxSleepMillis()
-                && streak.recoveredByMillis() - streak.lastRefusedAfterMillis() >= header - HEADER_ROUNDING_MILLIS;
-    }
-
-    /** Delay-seconds are whole seconds: a header names its moment to within one. */
-    private static final long HEADER_ROUNDING_MILLIS = 1_000;
 
     /** A refusal, decided on and applied; what it taught, if it began a streak. */
     static final class Refused {
@@ -645,16 +623,13 @@ public final class HostState {
             double paced = AdaptivePace.rate(pace, policy.headroom(), now);
             FinishedStreak previous = known.streaks.isEmpty() ? null : known.streaks.get(0);
             long sinceStreak = previous != null ? now - previous.startedAtMillis() : windowMillis();
-            // A period a header ended is an upper bound on the window: three of it (115 s for a 10 s window read as 38.5 s)
-            // would hold the whole climb from the first reading, and what got through over it reads far under the limit.
-            long readWindows = periodSetByHeader ? 1 : RefusedRate.RECENT_WINDOWS;
             long span = previous != null ? RefusedRate.spanMillis(Math.max(1, now - previous.startedAtMillis() - previous.recoveredByMillis()),
-                    sinceStreak, windowMillis(), readWindows) : sinceStreak;
+                    sinceStreak, windowMillis()) : sinceStreak;
             int ceiling = store.ceilingBefore(key, now, span);
             span = store.ceilingSpanMillis(key, now, span);
             // The pace the span began with was let through all the span long: a lower bound too, where a fixed window's
             // count over a span that is not a whole number of its windows reads a little under its limit.
-            double pacedBefore = sinceStreak > readWindows * windowMillis() ? AdaptivePace.rate(pace, policy.headroom(), now - span) : 0;
+            double pacedBefore = sinceStreak > RefusedRate.RECENT_WINDOWS * windowMillis() ? AdaptivePace.rate(pace, policy.headroom(), now - span) : 0;
             double refused = previous != null && (paced > 0 || learnedWindowMillis > 0) ? RefusedRate.at(paced, ceiling, span, pacedBefore) : paced;
             if (refused <= 0 && policy.windowConfigured()) {
                 refused = ceiling * 1000.0 / policy.windowMillis(); // a window someone knows: the guide's reading, provisional

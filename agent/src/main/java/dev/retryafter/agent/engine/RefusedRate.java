@@ -35,13 +35,8 @@ final class RefusedRate {
      * it began only a few windows back ({@code sinceStreak}), else the last {@link #RECENT_WINDOWS} windows.
      */
     static long spanMillis(long sinceStreakEnded, long sinceStreak, long windowMillis) {
-        return spanMillis(sinceStreakEnded, sinceStreak, windowMillis, RECENT_WINDOWS);
-    }
-
-    /** As {@link #spanMillis(long, long, long)}, over {@code windows} windows: one, where the window is only an upper bound. */
-    static long spanMillis(long sinceStreakEnded, long sinceStreak, long windowMillis, long windows) {
-        boolean recent = sinceStreak <= windows * windowMillis;
-        return recent ? sinceStreakEnded : Math.min(sinceStreakEnded, windows * windowMillis);
+        boolean recent = sinceStreak <= RECENT_WINDOWS * windowMillis;
+        return recent ? sinceStreakEnded : Math.min(sinceStreakEnded, RECENT_WINDOWS * windowMillis);
     }
 
     /**
