@@ -20,10 +20,8 @@ class RandomHeaderTest {
     private static final int[] HEADERS = {14, 24, 36, 38, 46, 10, 27, 16, 51, 8, 36, 9};
 
     private final EngineFixture fixture = new EngineFixture(Policy.DEFAULTS);
-    private final long start = fixture.clock.millis();
+    private final FixedWindowPortal portal = new FixedWindowPortal(LIMIT, WINDOW, fixture.clock.millis());
     private final List<Long> refusals = new ArrayList<>();
-    private long windowIndex;
-    private int used;
 
     @Test
     void aRandomHeaderIsNotTruthfulOnceItNamesWaitsBeyondThePeriodAndItsRefusalsKeepTheirCost() throws Exception {
@@ -36,30 +34,10 @@ class RandomHeaderTest {
         fixture.listener.decisions.forEach(d -> assertTrue(d.waitBeforeNextRequest().millis() >= 1_000, "floor: " + d));
     }
 
-    /** {@code records} fetched one after another, each retried as the engine decides. */
     private void fetch(int records) throws Exception {
-        for (int i = 0; i < records; i++) {
-            Call call = fixture.engine.open("portal.example", 443, true);
-            do {
-                call.awaitTurn();
-                fixture.clock.advance(50);
-                long now = fixture.clock.millis();
-                boolean admitted = admit(now);
-                if (!admitted) {
-                    refusals.add(now);
-                }
-                call.onResponse(admitted ? 200 : 429, admitted ? null : Integer.toString(HEADERS[(refusals.size() - 1) % HEADERS.length]));
-                call.endAttempt();
-            } while (call.retryRequested());
-        }
-    }
-
-    private boolean admit(long now) {
-        long index = (now - start) / WINDOW;
-        if (index != windowIndex) {
-            windowIndex = index;
-            used = 0;
-        }
-        return used++ < LIMIT;
+        portal.fetch(fixture, records, now -> {
+            refusals.add(now);
+            return Integer.toString(HEADERS[(refusals.size() - 1) % HEADERS.length]);
+        });
     }
 }
