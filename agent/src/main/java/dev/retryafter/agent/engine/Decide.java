@@ -15,7 +15,7 @@ final class Decide {
 
     static Decision onRefusal(String host, Policy policy, HostKnowledge knowledge, long windowMillis, Refusal refusal, int attempt,
                               boolean replayable, double random) {
-        Category category = categoryOf(policy, knowledge);
+        Category category = categoryOf(policy, knowledge, refusal.periodMillis);
         RetryAfter header = refusal.header;
         // A moment named twice is believed whatever the host's category: a lie names a moment that moves (LongWaitClaim).
         if (refusal.confirmsLongWait && header.isUsable() && header.millis() > policy.maxSleepMillis()) {
@@ -143,7 +143,12 @@ final class Decide {
 
     /** The category decisions are made under: the pinned one, or what the host has shown. */
     static Category categoryOf(Policy policy, HostKnowledge knowledge) {
+        return categoryOf(policy, knowledge, 0);
+    }
+
+    /** As {@link #categoryOf(Policy, HostKnowledge)}, the host's period learned ({@code periodMillis}, 0: none) bounding its recoveries. */
+    static Category categoryOf(Policy policy, HostKnowledge knowledge, long periodMillis) {
         Category pinned = policy.pinnedCategory();
-        return pinned != null ? pinned : knowledge.characterisation().category();
+        return pinned != null ? pinned : knowledge.characterisation(periodMillis).category();
     }
 }

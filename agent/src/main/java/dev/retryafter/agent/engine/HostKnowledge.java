@@ -201,6 +201,15 @@ public final class HostKnowledge implements Serializable {
         return known;
     }
 
+    /**
+     * As {@link #characterisation()}, no recovery read as longer than the host's period {@code periodMillis}
+     * (0: not known, the same as {@link #characterisation()}). The period is this JVM's reading, so the
+     * result is not kept.
+     */
+    public Characterisation characterisation(long periodMillis) {
+        return periodMillis > 0 ? HostCharacteriser.characterise(window(), periodMillis) : characterisation();
+    }
+
     /** The finished streaks as the characteriser reads them. */
     ObservationWindow window() {
         return ObservationWindow.of(streaks, costsSinceMillis);

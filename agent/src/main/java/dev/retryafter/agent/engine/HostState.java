@@ -156,7 +156,7 @@ public final class HostState {
 
     /** The category decisions are made under: the pinned one, or what the host has shown. */
     public Category category() {
-        return Decide.categoryOf(policy, knowledge());
+        return Decide.categoryOf(policy, knowledge(), learnedWindowMillis);
     }
 
     /**
@@ -477,7 +477,7 @@ public final class HostState {
         }
         HostKnowledge known = knowledge();
         Refusal block = new Refusal(now, status, RetryAfter.ABSENT, false, false, probeHoldMillis());
-        Decision decision = Decide.hold(key, policy, block, attempt, RetryAfter.ABSENT, Decide.categoryOf(policy, known), known,
+        Decision decision = Decide.hold(key, policy, block, attempt, RetryAfter.ABSENT, Decide.categoryOf(policy, known, learnedWindowMillis), known,
                 Reason.HOLD_BLOCKED).in(mode);
         blockCostMillis = Math.max(blockCostMillis, block.persistentHoldMillis);
         apply(decision, now, known);
@@ -499,8 +499,8 @@ public final class HostState {
 
     private synchronized Recovered onRecovered(long now, KnowledgeStore.StreakEnd end) {
         long recovery = now - end.streak().startedAtMillis();
-        Characterisation before = end.before().characterisation();
-        Characterisation after = end.after().characterisation();
+        Characterisation before = end.before().characterisation(learnedWindowMillis);
+        Characterisation after = end.after().characterisation(learnedWindowMillis);
         // A refusal that came in since the streak ended opened the next one, and learned from it: leave that be.
         // (A copy of the ended streak itself, a fleet's cache not yet refreshed, started no later than it.)
         OpenStreak open = knowledge().streak;
@@ -508,7 +508,8 @@ public final class HostState {
         if (!nextStreakOpen) {
             longWaitClaim.forget();
         }
-        if (!nextStreakOpen && before.category() != Category.UNKNOWN && before.category() != after.category()) {
+        if (!nextStreakOpen && before.category() != Category.UNKNOWN && before.category() != after.category()
+                && !bothWaitTheHeader(before.category(), after.category())) {
             // Refusals cost what they did because of how the old category answered them.
             store.forgetCostsBefore(key, now);
             AdaptivePace pace = new AdaptivePace(policy, paceOf(end.after()));
@@ -522,6 +523,16 @@ public final class HostState {
         boolean changed = before.category() != after.category() || after.medianMovedFarFrom(before);
         return changed || learned != null ? new Recovered(changed ? new CharacterisationChange(before, after, recovery) : null, learned)
                 : null;
+    }
+
+    /**
+     * Truthful and unreliable both wait out a header within max-sleep (honoured, or the larger of it and the
+     * backoff), so what a refusal cost under one it costs under the other: a host whose random header is
+     * judged one way, then the other, as the evidence comes in keeps its refusals' cost, and its probe's
+     * long cycle (forgetting it probed a portal whose refusals cost 30 s each every minute).
+     */
+    private static boolean bothWaitTheHeader(Category before, Category after) {
+        return (before == Category.TRUTHFUL || before == Category.UNRELIABLE) && (after == Category.TRUTHFUL || after == Category.UNRELIABLE);
     }
 
     /**
@@ -640,7 +651,8 @@ public final class HostState {
                 && longWaitClaim.confirmedBy(now + header.millis(), now);
         boolean echo = known.streak != null && (sentAt < known.streak.startedAtMillis() || sentAt < known.notBeforeMillis);
         // A probe refused (or the first refusal past max-sleep) holds; an echo of one already held does not hold again.
-        Refusal refusal = new Refusal(now, status, header, confirmsLongWait, echo || known.isHeldAt(now), probeHoldMillis());
+        Refusal refusal = new Refusal(now, status, header, confirmsLongWait, echo || known.isHeldAt(now), probeHoldMillis(),
+                learnedWindowMillis);
         Decision decision = Decide.onRefusal(key, policy, counted, knownWindowMillis(), refusal, attempt, replayable, random).in(mode);
         apply(decision, now, counted);
         lastDecision = decision;
@@ -757,7 +769,7 @@ public final class HostState {
         Policy policy = this.policy;
         HostKnowledge known = knowledge();
         return new HostSnapshot(key, policy.name(), sends.get(), refusals, retries, gaveUp, waitedMillis, longestWaitMillis,
-                Decide.categoryOf(policy, known), known.characterisation().rawMedianRatio(),
+                Decide.categoryOf(policy, known, learnedWindowMillis), known.characterisation(learnedWindowMillis).rawMedianRatio(),
                 known.learnedCeiling().orElse(LearnedLimit.NONE), windowMillis(),
                 AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests,
                 known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE, permits.inUse(), learnedCap.cap(),

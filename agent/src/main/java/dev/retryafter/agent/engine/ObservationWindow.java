@@ -57,6 +57,11 @@ final class ObservationWindow {
         return headerMillis[slot(i)];
     }
 
+    /** When the i-th most recent streak's last refused request went out, after its first refusal. */
+    long lastRefused(int i) {
+        return lastRefusedMillis[slot(i)];
+    }
+
     /**
      * How long the host really took to recover, read as favourably to the header as the evidence
      * allows. Recovery is only known to lie after the last refused request and no later than the

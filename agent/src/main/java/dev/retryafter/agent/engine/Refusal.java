@@ -24,17 +24,25 @@ final class Refusal {
      * probe after one is refused); 0 never holds for persistence.
      */
     final long persistentHoldMillis;
+    /** The host's period as learned ({@link HostState}), which bounds its recoveries for the category; 0: none yet. */
+    final long periodMillis;
 
     Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait) {
         this(now, status, header, confirmsLongWait, false, 0);
     }
 
     Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait, boolean echo, long persistentHoldMillis) {
+        this(now, status, header, confirmsLongWait, echo, persistentHoldMillis, 0);
+    }
+
+    Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait, boolean echo, long persistentHoldMillis,
+            long periodMillis) {
         this.now = now;
         this.status = status;
         this.header = header;
         this.confirmsLongWait = confirmsLongWait;
         this.echo = echo;
         this.persistentHoldMillis = persistentHoldMillis;
+        this.periodMillis = periodMillis;
     }
 }

@@ -82,14 +82,18 @@ class CategoryScenariosTest {
         assertTrue(after.elapsedMillis < 11 * 60_000, "back at the real limit: " + after.elapsedMillis);
     }
 
-    /** A portal that blocks for 20 s after the limit and names a random wait, uncorrelated with it. */
+    /**
+     * A portal that blocks for 20 s after the limit and names a random wait, uncorrelated with it. Its category
+     * moves both ways as streaks enter and leave the window (a header of 0 followed by a 20 s block is too short,
+     * and makes it unreliable until that streak leaves), so it is judged after the whole run, not at a count of changes.
+     */
     @Test
     void headersUncorrelatedWithRecoveryAreUnreliable() throws Exception {
         EngineFixture f = new EngineFixture(POLICY);
         Random random = new Random(8);
         long blockedUntil = Long.MIN_VALUE;
         int admitted = 0;
-        for (int i = 0; i < 2_000 && f.listener.changes.size() < 5; i++) {
+        for (int i = 0; i < 2_000; i++) {
             Call call = f.engine.open("penalty-box.example", 443, true);
             do {
                 call.awaitTurn();

@@ -15,9 +15,7 @@ class FirstPeriodTest {
     private static final long WINDOW = 2_000;
 
     private final EngineFixture fixture = new EngineFixture(Policy.DEFAULTS);
-    private final long start = fixture.clock.millis();
-    private long windowIndex;
-    private int used;
+    private final FixedWindowPortal portal = new FixedWindowPortal(LIMIT, WINDOW, fixture.clock.millis());
 
     @Test
     void theFirstStreaksEndTeachesTheWindowAndTheRateWithNoPolicy() throws Exception {
@@ -37,26 +35,7 @@ class FirstPeriodTest {
                 "no wait the length of a 60 s window the policy never named: " + d));
     }
 
-    /** {@code records} fetched one after another, each retried as the engine decides. */
     private void fetch(int records) throws Exception {
-        for (int i = 0; i < records; i++) {
-            Call call = fixture.engine.open("portal.example", 443, true);
-            do {
-                call.awaitTurn();
-                fixture.clock.advance(50);
-                boolean admitted = admit(fixture.clock.millis());
-                call.onResponse(admitted ? 200 : 429, admitted ? null : "0");
-                call.endAttempt();
-            } while (call.retryRequested());
-        }
-    }
-
-    private boolean admit(long now) {
-        long index = (now - start) / WINDOW;
-        if (index != windowIndex) {
-            windowIndex = index;
-            used = 0;
-        }
-        return used++ < LIMIT;
+        portal.fetch(fixture, records, now -> "0");
     }
 }

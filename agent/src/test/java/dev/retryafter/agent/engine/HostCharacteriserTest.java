@@ -53,6 +53,46 @@ class HostCharacteriserTest {
     }
 
     @Test
+    void aHeaderWaitedOutEveryTimeIsBoundedByThePeriodAndMustBeConsistent() {
+        // A random 0-60 s header on a 10 s window, each waited out: every streak alone reads 1.
+        ObservationWindow window = new ObservationWindow();
+        window.add(14_000, 0, 14_000, false);
+        window.add(24_000, 0, 24_000, false);
+        window.add(36_000, 0, 36_000, false);
+        assertEquals(Category.TRUTHFUL, HostCharacteriser.characterise(window).category(), "nothing contradicts it, unbounded");
+        Characterisation bounded = HostCharacteriser.characterise(window, 16_550);
+        assertEquals(Category.UNRELIABLE, bounded.category(), "ratios 1, 0.69 and 0.46: in the band, not consistent");
+        assertEquals(16_550 / 24_000.0, bounded.medianRatio().getAsDouble(), 1e-9);
+    }
+
+    @Test
+    void truthfulHeadersWithinThePeriodStayTruthful() {
+        ObservationWindow window = new ObservationWindow();
+        window.add(9_000, 0, 9_000, false);
+        window.add(3_000, 0, 12_000, false); // sent later by the pace
+        window.add(7_000, 0, 7_000, false);
+        assertEquals(Category.TRUTHFUL, HostCharacteriser.characterise(window, 10_000).category());
+    }
+
+    @Test
+    void aStreakStillRefusedPastThePeriodIsNotCutToIt() {
+        ObservationWindow window = new ObservationWindow();
+        window.add(30_000, 25_000, 30_000, false); // refused 25 s in: the real wait was longer than a period of 10 s
+        window.add(30_000, 25_000, 30_000, false);
+        assertEquals(Category.TRUTHFUL, HostCharacteriser.characterise(window, 10_000).category());
+    }
+
+    @Test
+    void consistencyForgivesTheNewestStreakAloneFromFourIfItReadsLow() {
+        assertTrue(HostCharacteriser.consistent(new double[] {0.6, 1.0, 1.1}, 3));
+        assertTrue(!HostCharacteriser.consistent(new double[] {0.46, 0.69, 1.0}, 3));
+        assertTrue(HostCharacteriser.consistent(new double[] {0.1, 0.9, 1.0, 1.0}, 4), "the newest drifts to a constant");
+        assertTrue(!HostCharacteriser.consistent(new double[] {30, 0.9, 1.0, 1.0}, 4), "a header too short is never forgiven");
+        assertTrue(!HostCharacteriser.consistent(new double[] {1.0, 0.1, 1.0, 1.0}, 4), "an older odd one is evidence");
+        assertTrue(!HostCharacteriser.consistent(new double[] {0.1, 0.9, 1.0, 1.0}, 3), "three streaks forgive nothing");
+    }
+
+    @Test
     void headersContradictedBothWaysAreUnreliable() {
         Characterisation c = of(
                 s(1_000, 16_000, 30_000),   // said 1 s, still refused at 16 s
