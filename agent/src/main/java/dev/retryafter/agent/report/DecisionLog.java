@@ -21,8 +21,10 @@ import dev.retryafter.agent.engine.Wait;
 import dev.retryafter.agent.engine.WaitedTurn;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -49,6 +51,9 @@ public final class DecisionLog implements DecisionListener {
     static final String SUMMARY_INTERVAL_PROPERTY = "retry-after-agent.summary-interval-ms";
     static final long SUMMARY_INTERVAL_MILLIS = 60_000;
 
+    /** How many category changes of one host are said at WARN. */
+    public static final int CATEGORY_WARNINGS = 3;
+
     private final AgentLogger log;
     private final Clock clock;
     private final long summaryMillis;
@@ -57,6 +62,8 @@ public final class DecisionLog implements DecisionListener {
     private final ConcurrentHashMap<String, HostMinute> minutes = new ConcurrentHashMap<>();
     /** Each host's last decision, for the reason a refusal's wait is named by. */
     private final ConcurrentHashMap<String, Decision> lastDecisions = new ConcurrentHashMap<>();
+    /** Category changes said at WARN so far, per host: a header drawn at random moves a host back and forth. */
+    private final Map<String, Integer> categoryWarnings = new HashMap<>();
     private final AtomicBoolean summaries = new AtomicBoolean();
 
     public DecisionLog(AgentLogger log) {
@@ -158,7 +165,22 @@ public final class DecisionLog implements DecisionListener {
     public void onRecharacterised(HostState host, CharacterisationChange change) {
         String evidence = String.format(Locale.ROOT, "recovery took %.1fs", change.recoveryMillis() / 1000.0);
         if (change.isCategoryChange()) {
-            log.warn(host.key() + " category changed: " + change.before() + " -> " + change.after() + "; " + evidence);
+            // A host whose header has no pattern moves between truthful and unreliable as streaks come and go:
+            // the operator is told the first few times, then that it keeps moving, then it is at info.
+            int warned;
+            synchronized (categoryWarnings) {
+                Integer before = categoryWarnings.get(host.key());
+                warned = before == null ? 1 : before + 1;
+                categoryWarnings.put(host.key(), warned);
+            }
+            String line = host.key() + " category changed: " + change.before() + " -> " + change.after() + "; " + evidence;
+            if (warned < CATEGORY_WARNINGS) {
+                log.warn(line);
+            } else if (warned == CATEGORY_WARNINGS) {
+                log.warn(line + "; it keeps changing: its header has no steady pattern (further changes at info)");
+            } else {
+                log.info(line);
+            }
         } else if (change.isMedianShift()) {
             log.warn(host.key() + " median recovery/header moved by more than 2x: " + change.before() + " -> " + change.after()
                     + "; " + evidence);
