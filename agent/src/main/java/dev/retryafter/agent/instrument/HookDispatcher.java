@@ -13,7 +13,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The agent's side of {@link AgentHooks}: casts back to the types the hooks could not name, and routes;
- * {@code java.net.http} through {@link JdkClientHooks}, which only Java 11 and later load.
+ * {@code java.net.http} through {@link JdkClientHooks}, which its module makes on Java 11 and later only.
  *
  * <p>The boundary for the blocking clients' {@code begin}, {@code respond}, {@code await} and {@code end} and the
  * modules' own hooks: any Throwable of the agent's that reaches here is logged once per hook, and the client goes on as
@@ -24,7 +24,7 @@ import java.util.function.BooleanSupplier;
 public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.NewCalls {
 
     /** Null before Java 11: no java.net.http there, and nothing of it is loaded. */
-    private final JdkClientHooks jdk;
+    private JdkClientHooks jdk;
     private final BlockingRetryLoop loop;
     private final CallDepth depth;
     private final ConnectionLeases leases;
@@ -49,7 +49,6 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
         this.governing = governing;
         this.selfGuarded = selfGuarded;
         this.firstUse = firstUse;
-        this.jdk = JdkClientHooks.create(engine, depth);
         this.leases = new ConnectionLeases();
         this.loop = new BlockingRetryLoop(engine, depth, leases);
         this.depth = depth;
@@ -57,6 +56,9 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
         // What each module's advice reaches through the bridge: the modules say, this only files them by name.
         for (ClientModule module : ClientInstrumentation.MODULES) { // a plain loop: the start-up path links no lambda
             for (Object hooks : module.hooks(context)) {
+                if (hooks instanceof JdkClientHooks) {
+                    jdk = (JdkClientHooks) hooks;
+                }
                 if (hooks instanceof BlockingClient) {
                     blocking.put(((BlockingClient) hooks).name(), (BlockingClient) hooks);
                 }

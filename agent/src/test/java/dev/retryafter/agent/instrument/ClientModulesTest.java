@@ -66,6 +66,7 @@ class ClientModulesTest {
         List<String> modules;
         try (Stream<Path> packages = Files.list(agentClasses().resolve("instrument"))) {
             modules = packages.filter(Files::isDirectory).map(p -> "dev/retryafter/agent/instrument/" + p.getFileName() + "/")
+                    .flatMap(module -> Stream.of(module, module.replace('/', '.'))) // in class references, and in strings
                     .collect(Collectors.toList());
         }
         List<String> found = new ArrayList<>();
