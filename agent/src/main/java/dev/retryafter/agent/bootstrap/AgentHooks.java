@@ -3,9 +3,7 @@ package dev.retryafter.agent.bootstrap;
 import jdk.internal.vm.annotation.DontInline;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.invoke.LambdaForm$DontInline;
-import java.net.URL;
 
 /**
  * What instrumented client code calls. This class is defined by the bootstrap class loader, so
@@ -46,9 +44,22 @@ public final class AgentHooks {
         /**
          * An attempt of that call ended: {@code response} as the client has it (null, and {@code thrown}, when it failed)
          * and its status. True when it was a refusal the agent discarded and the next attempt's turn has come: the advice
-         * sends the request again. The one exit of every blocking client's advice.
+         * sends the request again (for a client whose advice must discard it itself, it does, then calls {@link #await}).
+         * The one exit of every blocking client's advice.
          */
         boolean respond(String client, Object call, Object response, int status, Throwable thrown) throws IOException;
+
+        /**
+         * A blocking client whose advice discards a refusal itself, or whose client moves a call on by itself (a redirect
+         * {@code HttpURLConnection} follows to another host): the next attempt waits for its turn.
+         */
+        void await(String client, Object call) throws IOException;
+
+        /**
+         * A client whose exchange outlives the advised method ({@code HttpURLConnection}'s spans several calls) says it
+         * is over ({@code exchange}: any object its module keeps it by): its permit goes back.
+         */
+        void end(String client, Object exchange);
 
         /**
          * A client's per-exchange holder of a pooled connection (Apache's, Commons HttpClient 3's) took one, on the thread
@@ -58,21 +69,6 @@ public final class AgentHooks {
 
         /** That holder gave its connection back: released, discarded or aborted, on any thread. */
         void connectionReleased(Object holder);
-
-        /** {@code HttpURLConnection} is about to connect: waits for the first attempt's turn, once per exchange. */
-        void urlConnectionConnect(Object connection, URL url, boolean replayable) throws IOException;
-
-        /** A final response inside the JDK's own loop, {@code body} its stream as yet unread: true when the agent will send it again. */
-        boolean urlConnectionRefused(Object connection, Object httpClient, InputStream body, URL url, int status, String retryAfter);
-
-        /** The JDK's loop follows a redirect to {@code url}: to another host, the exchange becomes that host's, and waits for its turn. */
-        void urlConnectionRedirected(Object connection, URL url) throws IOException;
-
-        /** The refused response went back to the keep-alive cache or was closed: waits for the next turn. */
-        void urlConnectionAwaitRetry(Object connection) throws IOException;
-
-        /** A connection (disconnect) or the JDK's own client for it (finished, closed): the exchange is over. */
-        void urlConnectionDone(Object connectionOrClient);
     }
 
     /**
@@ -130,6 +126,22 @@ public final class AgentHooks {
     }
 
     @DontInline @LambdaForm$DontInline
+    public static void await(String client, Object call) throws IOException {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.await(client, call);
+        }
+    }
+
+    @DontInline @LambdaForm$DontInline
+    public static void end(String client, Object exchange) {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.end(client, exchange);
+        }
+    }
+
+    @DontInline @LambdaForm$DontInline
     public static void connectionAcquired(Object holder) {
         Dispatcher d = dispatcher;
         if (d != null) {
@@ -142,45 +154,6 @@ public final class AgentHooks {
         Dispatcher d = dispatcher;
         if (d != null) {
             d.connectionReleased(holder);
-        }
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static void urlConnectionConnect(Object connection, URL url, boolean replayable) throws IOException {
-        Dispatcher d = dispatcher;
-        if (d != null) {
-            d.urlConnectionConnect(connection, url, replayable);
-        }
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static boolean urlConnectionRefused(Object connection, Object httpClient, InputStream body, URL url, int status,
-                                               String retryAfter) {
-        Dispatcher d = dispatcher;
-        return d != null && d.urlConnectionRefused(connection, httpClient, body, url, status, retryAfter);
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static void urlConnectionRedirected(Object connection, URL url) throws IOException {
-        Dispatcher d = dispatcher;
-        if (d != null) {
-            d.urlConnectionRedirected(connection, url);
-        }
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static void urlConnectionAwaitRetry(Object connection) throws IOException {
-        Dispatcher d = dispatcher;
-        if (d != null) {
-            d.urlConnectionAwaitRetry(connection);
-        }
-    }
-
-    @DontInline @LambdaForm$DontInline
-    public static void urlConnectionDone(Object connectionOrClient) {
-        Dispatcher d = dispatcher;
-        if (d != null) {
-            d.urlConnectionDone(connectionOrClient);
         }
     }
 }

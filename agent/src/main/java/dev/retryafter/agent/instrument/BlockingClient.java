@@ -53,6 +53,22 @@ public abstract class BlockingClient {
         return governNew ? loop.begin(scheme, host, port, replayable) : null;
     }
 
+    /**
+     * An attempt's response: the one loop's answer, unless the client keeps its calls itself ({@code call}: what the
+     * advice has for it, its {@link #begin}'s answer or the client's own object).
+     */
+    public boolean respond(BlockingRetryLoop loop, Object call, Object response, int status, Throwable thrown) throws IOException {
+        return loop.respond(this, (Call) call, response, status, thrown);
+    }
+
+    /** For a client whose advice discards a refusal itself, or that moves a call on itself: the next attempt's turn. */
+    public void await(Object call) throws IOException {
+    }
+
+    /** For a client whose exchange outlives the advised method: it is over, its permit goes back. */
+    public void end(Object exchange) {
+    }
+
     /** Offers each of the response's headers to {@code call}. */
     protected void offerHeaders(Object response, Call call) throws ReflectiveOperationException {
         Object all = headers.call(response);

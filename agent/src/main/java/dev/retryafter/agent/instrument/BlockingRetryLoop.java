@@ -123,6 +123,11 @@ public final class BlockingRetryLoop {
         return true;
     }
 
+    /** A client's holder of a pooled connection gave it back before a call began (see {@link ConnectionLeases#released}). */
+    public void connectionReleased(Object holder) {
+        leases.released(holder);
+    }
+
     public void failed(Call call) {
         endAttempt(call);
         leases.attemptEnded();

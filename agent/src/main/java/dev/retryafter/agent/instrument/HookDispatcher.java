@@ -5,33 +5,29 @@ import dev.retryafter.agent.GoverningSwitch;
 import dev.retryafter.agent.bootstrap.AgentHooks;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.RetryEngine;
-import dev.retryafter.agent.instrument.urlconnection.UrlConnectionExchanges;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.URL;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 /**
  * The agent's side of {@link AgentHooks}: casts back to the types the hooks could not name, and routes;
- * {@code java.net.http} through {@link JdkClientHooks}, which only Java 11 and later load.
+ * {@code java.net.http} through {@link JdkClientHooks}, which its module makes on Java 11 and later only.
  *
- * <p>The boundary for the blocking clients' {@code begin} and {@code respond} and the modules' own hooks: any
- * Throwable of the agent's that reaches here is logged once per hook, and the client goes on as it would without
- * the agent; only the agent's deliberate answers (an {@link IOException}: a held host, an interrupted wait) pass
- * {@code begin} and {@code respond}. The {@code java.net.http} and {@code HttpURLConnection} hooks run the application's
- * code or the client itself beneath them, so their adapters keep their own, narrower boundary.
+ * <p>The boundary for the blocking clients' {@code begin}, {@code respond}, {@code await} and {@code end} and the
+ * modules' own hooks: any Throwable of the agent's that reaches here is logged once per hook, and the client goes on as
+ * it would without the agent; only the agent's deliberate answers (an {@link IOException}: a held host, an interrupted
+ * wait) pass {@code begin}, {@code respond} and {@code await}. The {@code java.net.http} hooks run the application's code or the
+ * client itself beneath them, so their adapter keeps its own, narrower boundary.
  */
 public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.NewCalls {
 
     /** Null before Java 11: no java.net.http there, and nothing of it is loaded. */
-    private final JdkClientHooks jdk;
+    private JdkClientHooks jdk;
     private final BlockingRetryLoop loop;
     private final CallDepth depth;
     private final ConnectionLeases leases;
-    private final UrlConnectionExchanges urlConnections;
     /** The blocking clients, by their modules' names ({@link BlockingClient}). */
     private final Map<String, BlockingClient> blocking = new HashMap<>();
     /** The modules' own hooks, by name ({@link ModuleHooks}). */
@@ -53,15 +49,16 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
         this.governing = governing;
         this.selfGuarded = selfGuarded;
         this.firstUse = firstUse;
-        this.jdk = JdkClientHooks.create(engine, depth);
         this.leases = new ConnectionLeases();
         this.loop = new BlockingRetryLoop(engine, depth, leases);
         this.depth = depth;
-        this.urlConnections = new UrlConnectionExchanges(engine, depth);
         ModuleContext context = new ModuleContext(engine, depth, selfGuarded, new GovernsNew());
         // What each module's advice reaches through the bridge: the modules say, this only files them by name.
         for (ClientModule module : ClientInstrumentation.MODULES) { // a plain loop: the start-up path links no lambda
             for (Object hooks : module.hooks(context)) {
+                if (hooks instanceof JdkClientHooks) {
+                    jdk = (JdkClientHooks) hooks;
+                }
                 if (hooks instanceof BlockingClient) {
                     blocking.put(((BlockingClient) hooks).name(), (BlockingClient) hooks);
                 }
@@ -115,12 +112,38 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
                 loop.failed((Call) call);
                 return false;
             }
-            return loop.respond(own, (Call) call, response, status, thrown);
+            return own.respond(loop, call, response, status, thrown);
         } catch (IOException e) {
             throw e;
         } catch (Throwable t) {
             AgentLog.failure("answering a response", t);
             return false;
+        }
+    }
+
+    @Override
+    public void await(String client, Object call) throws IOException {
+        BlockingClient own = blocking.get(client);
+        try {
+            if (own != null) {
+                own.await(call);
+            }
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable t) {
+            AgentLog.failure("waiting for a turn", t);
+        }
+    }
+
+    @Override
+    public void end(String client, Object exchange) {
+        BlockingClient own = blocking.get(client);
+        try {
+            if (own != null) {
+                own.end(exchange);
+            }
+        } catch (Throwable t) {
+            AgentLog.failure("ending an exchange", t);
         }
     }
 
@@ -140,34 +163,6 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
         } catch (Throwable t) {
             AgentLog.failure("counting a released connection", t);
         }
-    }
-
-    @Override
-    public void urlConnectionConnect(Object connection, URL url, boolean replayable) throws IOException {
-        if (!governs()) {
-            return; // not bound to an exchange: the JDK's loop runs it alone, to the end
-        }
-        urlConnections.connect(connection, url, replayable);
-    }
-
-    @Override
-    public boolean urlConnectionRefused(Object connection, Object httpClient, InputStream body, URL url, int status, String retryAfter) {
-        return urlConnections.refused(connection, httpClient, body, url, status, retryAfter);
-    }
-
-    @Override
-    public void urlConnectionRedirected(Object connection, URL url) throws IOException {
-        urlConnections.redirected(connection, url);
-    }
-
-    @Override
-    public void urlConnectionAwaitRetry(Object connection) throws IOException {
-        urlConnections.awaitRetry(connection);
-    }
-
-    @Override
-    public void urlConnectionDone(Object connectionOrClient) {
-        urlConnections.done(connectionOrClient);
     }
 
     /**

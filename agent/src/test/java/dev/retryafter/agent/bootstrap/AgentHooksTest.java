@@ -33,6 +33,8 @@ class AgentHooksTest {
         assertNull(AgentHooks.begin("apache5", null, "https", "portal.example", 443, true));
         assertFalse(AgentHooks.respond("apache5", callFromBefore, new Object(), 429, null));
         assertFalse(AgentHooks.respond("apache5", callFromBefore, null, 0, new IOException("reset")));
+        AgentHooks.await("urlconnection", callFromBefore);
+        AgentHooks.end("urlconnection", callFromBefore);
         AgentHooks.connectionAcquired(new Object());
         AgentHooks.connectionReleased(new Object());
         assertNull(AgentHooks.module("apache5async.execute", new Object[7]));

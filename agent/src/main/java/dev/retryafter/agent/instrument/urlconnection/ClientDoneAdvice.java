@@ -16,6 +16,6 @@ public final class ClientDoneAdvice {
 
     @Advice.OnMethodEnter
     static void enter(@Advice.This Object client) {
-        AgentHooks.urlConnectionDone(client);
+        AgentHooks.end("urlconnection", client);
     }
 }

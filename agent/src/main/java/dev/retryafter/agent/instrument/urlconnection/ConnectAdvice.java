@@ -5,6 +5,7 @@ import net.bytebuddy.asm.Advice;
 
 import java.io.IOException;
 import java.net.HttpURLConnection;
+import java.net.URL;
 
 /**
  * {@code sun.net.www.protocol.http.HttpURLConnection.plainConnect()}, where {@code connect},
@@ -24,9 +25,10 @@ public final class ConnectAdvice {
                       @Advice.FieldValue("fixedContentLength") int fixedContentLength,
                       @Advice.FieldValue("fixedContentLengthLong") long fixedContentLengthLong,
                       @Advice.FieldValue("chunkLength") int chunkLength) throws IOException {
-        if (!connected) {
+        if (!connected) { // the call is kept by its connection: begin's answer is not needed
             boolean streaming = fixedContentLength != -1 || fixedContentLengthLong != -1 || chunkLength != -1;
-            AgentHooks.urlConnectionConnect(connection, connection.getURL(), !streaming);
+            URL url = connection.getURL();
+            AgentHooks.begin("urlconnection", connection, url.getProtocol(), url.getHost(), url.getPort(), !streaming);
         }
     }
 }

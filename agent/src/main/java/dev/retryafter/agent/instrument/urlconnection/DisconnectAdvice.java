@@ -11,6 +11,6 @@ public final class DisconnectAdvice {
 
     @Advice.OnMethodEnter
     static void enter(@Advice.This Object connection) {
-        AgentHooks.urlConnectionDone(connection);
+        AgentHooks.end("urlconnection", connection);
     }
 }

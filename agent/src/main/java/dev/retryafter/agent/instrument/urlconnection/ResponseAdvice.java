@@ -17,6 +17,8 @@ import java.net.HttpURLConnection;
  * body included. The refused body is closed first: the JDK skips what has arrived and returns the
  * connection to its keep-alive cache, hands the rest to its own cleaner thread (up to
  * {@code http.KeepAlive.remainingData}, 512 KB), or closes the connection; it never blocks here.
+ * The response goes to the agent as the JDK holds it, its client and the body's stream: fields of java.base only
+ * this advice can reach, and it alone resets them.
  */
 public final class ResponseAdvice {
 
@@ -30,13 +32,11 @@ public final class ResponseAdvice {
                      @Advice.FieldValue(value = "inputStream", readOnly = false) InputStream body,
                      @Advice.FieldValue(value = "http", readOnly = false, typing = Assigner.Typing.DYNAMIC) Object http,
                      @Advice.FieldValue(value = "connected", readOnly = false) boolean connected) throws IOException {
-        if (followed) {
-            AgentHooks.urlConnectionRedirected(connection, connection.getURL());
+        if (followed) { // to another host, the redirect waits for its turn there
+            AgentHooks.await("urlconnection", connection);
             return;
         }
-        int status = connection.getResponseCode();
-        if (!AgentHooks.urlConnectionRefused(connection, http, body, connection.getURL(), status,
-                status >= AgentHooks.LOWEST_REFUSAL ? connection.getHeaderField("Retry-After") : null)) {
+        if (!AgentHooks.respond("urlconnection", connection, new Object[] {http, body}, connection.getResponseCode(), null)) {
             return;
         }
         InputStream refused = body;
@@ -51,7 +51,7 @@ public final class ResponseAdvice {
                 // the JDK closed the connection instead of keeping it
             }
         }
-        AgentHooks.urlConnectionAwaitRetry(connection);
+        AgentHooks.await("urlconnection", connection);
         followed = true;
     }
 }

@@ -6,6 +6,9 @@ import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.DaemonThreads;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.RetryEngine;
+import dev.retryafter.agent.bootstrap.AgentHooks;
+import dev.retryafter.agent.instrument.BlockingClient;
+import dev.retryafter.agent.instrument.BlockingRetryLoop;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.Endpoint;
 
@@ -15,6 +18,7 @@ import java.io.InterruptedIOException;
 import java.lang.ref.WeakReference;
 import java.net.HttpURLConnection;
 import java.net.URL;
+import java.net.URLConnection;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -32,8 +36,13 @@ import java.util.concurrent.TimeUnit;
  * in flight at the portal), or that client is finished (the body read to its end or closed, the error
  * body buffered, no body) or closed (disconnect), or, for a body still streaming that the application
  * leaves, for at most {@link #UNFINISHED_BOUND_MILLIS} after the exchange last moved.
+ *
+ * <p>Behind the blocking clients' calls: {@code begin} at the connect, {@code respond} for the response the JDK settled
+ * on, {@code await} after its advice discarded a refusal (the JDK's fields it resets only inlined advice can reach), or
+ * after a redirect the JDK followed, and {@code end} when the connection or the JDK's client for it is done. The calls
+ * are kept by connection, so the advice hands the connection over as its call.
  */
-public final class UrlConnectionExchanges {
+public final class UrlConnectionExchanges extends BlockingClient {
 
     /** How long a permit outlives an exchange the application leaves open: a cap never shrinks for good. */
     public static final long UNFINISHED_BOUND_MILLIS = 30_000;
@@ -53,44 +62,53 @@ public final class UrlConnectionExchanges {
     private final LazyScheduler arrivalProbes = new LazyScheduler("retry-after-agent-urlconnection-arrival");
 
     public UrlConnectionExchanges(RetryEngine engine, CallDepth depth) {
+        super("urlconnection", null, "getHeaderField", new String[0], null); // its own respond reads the connection
         this.engine = engine;
         this.depth = depth;
     }
 
     /** Before the connection is made: the first attempt's turn. A reconnect inside the JDK's loop waits for nothing. */
-    public void connect(Object connection, URL url, boolean replayable) throws IOException {
-        if (connection == null || url == null || depth.isInside() || exchanges.containsKey(connection)) {
-            return;
+    @Override
+    public Call begin(BlockingRetryLoop loop, Object connection, String scheme, String host, int port, boolean replayable,
+                      boolean governNew) throws IOException {
+        if (!governNew || connection == null || depth.isInside() || exchanges.containsKey(connection)) {
+            return null; // not bound to an exchange: the JDK's loop runs it alone, to the end
         }
-        String host = url.getHost();
         if (host == null || host.isEmpty()) {
-            return;
+            return null;
         }
         Call call;
         try {
-            call = engine.open(Endpoint.host(host), Endpoint.port(url.getProtocol(), url.getPort()), replayable);
+            call = engine.open(Endpoint.host(host), Endpoint.port(scheme, port), replayable);
         } catch (RuntimeException e) {
             AgentLog.failure("opening an HttpURLConnection call", e);
-            return;
+            return null;
         }
-        Exchange exchange = new Exchange(call, connection, url, replayable);
+        Exchange exchange = new Exchange(call, connection, host, Endpoint.port(scheme, port), replayable);
         awaitTurn(call);
         exchanges.put(connection, exchange);
         exchange.bound();
+        return call;
     }
 
-    /** The response the JDK settled on: true when it is a refusal to discard and send again. */
-    public boolean refused(Object connection, Object httpClient, InputStream body, URL url, int status, String retryAfter) {
+    /**
+     * The response the JDK settled on ({@code response}: the JDK's client for the connection, and the body's stream as
+     * yet unread): true when it is a refusal to discard and send again; the advice discards it, then {@link #await}s.
+     */
+    @Override
+    public boolean respond(BlockingRetryLoop loop, Object connection, Object response, int status, Throwable thrown) {
         Exchange exchange = connection == null ? null : exchanges.get(connection);
         if (exchange == null) {
             return false;
         }
+        URLConnection answered = (URLConnection) connection;
         boolean retry = false;
-        if (exchange.isFor(url)) { // a redirect to another host is that host's answer, not this one's
+        if (exchange.isFor(answered.getURL())) { // a redirect to another host is that host's answer, not this one's
             try {
                 if (exchange.call.wantsHeaders(status)) {
                     offerHeaders(exchange.call, connection);
                 }
+                String retryAfter = status >= AgentHooks.LOWEST_REFUSAL ? answered.getHeaderField("Retry-After") : null;
                 retry = exchange.call.onResponse(status, retryAfter);
             } catch (RuntimeException e) {
                 AgentLog.failure("deciding on an HttpURLConnection response", e);
@@ -98,8 +116,12 @@ public final class UrlConnectionExchanges {
         }
         if (retry) {
             exchange.call.endAttempt();
+            exchange.resending = true;
             return true;
         }
+        Object[] held = (Object[]) response;
+        Object httpClient = held[0];
+        InputStream body = (InputStream) held[1];
         if (httpClient == null) {
             done(connection);
         } else {
@@ -151,14 +173,28 @@ public final class UrlConnectionExchanges {
         }
     }
 
+    /** After the advice discarded a refusal, the next attempt's turn; after a redirect the JDK followed, see {@link #redirected}. */
+    @Override
+    public void await(Object connection) throws IOException {
+        Exchange exchange = connection == null ? null : exchanges.get(connection);
+        if (exchange == null) {
+            return;
+        }
+        if (exchange.resending) {
+            exchange.resending = false;
+            awaitRetry(connection, exchange);
+        } else {
+            redirected(connection, exchange, ((URLConnection) connection).getURL());
+        }
+    }
+
     /**
      * The JDK followed a redirect, and has connected to where it leads but not yet written the request.
      * To another host, the exchange becomes that host's: the old call is over (its 3xx was the answer),
      * and the new one waits for its turn.
      */
-    public void redirected(Object connection, URL url) throws IOException {
-        Exchange exchange = connection == null || url == null ? null : exchanges.get(connection);
-        if (exchange == null || exchange.isFor(url) || url.getHost() == null || url.getHost().isEmpty()) {
+    private void redirected(Object connection, Exchange exchange, URL url) throws IOException {
+        if (url == null || exchange.isFor(url) || url.getHost() == null || url.getHost().isEmpty()) {
             return;
         }
         Call next;
@@ -179,11 +215,7 @@ public final class UrlConnectionExchanges {
         exchange.bound();
     }
 
-    public void awaitRetry(Object connection) throws IOException {
-        Exchange exchange = exchanges.get(connection);
-        if (exchange == null) {
-            return;
-        }
+    private void awaitRetry(Object connection, Exchange exchange) throws IOException {
         try {
             awaitTurn(exchange.call);
         } catch (IOException e) {
@@ -194,7 +226,12 @@ public final class UrlConnectionExchanges {
     }
 
     /** The exchange of this connection, or of the exchange this client served, is over: its permit goes back. */
-    public void done(Object connectionOrClient) {
+    @Override
+    public void end(Object connectionOrClient) {
+        done(connectionOrClient);
+    }
+
+    private void done(Object connectionOrClient) {
         if (connectionOrClient == null) {
             return;
         }
@@ -219,7 +256,7 @@ public final class UrlConnectionExchanges {
     }
 
     private static int portOf(URL url) {
-        return url.getPort() > 0 ? url.getPort() : url.getDefaultPort();
+        return Endpoint.port(url.getProtocol(), url.getPort());
     }
 
     /** One daemon thread, made at its first use: most JVMs never use {@code HttpURLConnection}. */
@@ -297,13 +334,15 @@ public final class UrlConnectionExchanges {
         private ScheduledFuture<?> bound;
         /** Finished: nothing need look at its body any more. */
         volatile boolean over;
+        /** A refusal to send again, which its advice discards before it awaits the next turn. */
+        volatile boolean resending;
 
-        Exchange(Call call, Object connection, URL url, boolean replayable) {
+        Exchange(Call call, Object connection, String host, int port, boolean replayable) {
             this.call = call;
             this.connection = new WeakReference<>(connection);
             this.replayable = replayable;
-            this.host = url.getHost();
-            this.port = portOf(url);
+            this.host = host;
+            this.port = port;
         }
 
         boolean isFor(URL url) {
