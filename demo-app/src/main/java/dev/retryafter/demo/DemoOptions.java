@@ -64,7 +64,7 @@ public final class DemoOptions {
 
     /**
      * {@code --client jdk|jdk-async|apache5|apache5-async|apache4|apache4-async|urlconnection|okhttp|okhttp-async|jetty
-     * --records 40 --threads 2
+     * |commons3|asynchttpclient|vertx|spring-webclient --records 40 --threads 2
      * --agent PATH --policies PATH --java PATH|8|11|17|21|25 --agent-only}. {@code --java} with a number finds
      * that Java as the build does: {@code .ci/install-jdks}' cache for 8, 11 and 21.
      */
