@@ -143,19 +143,19 @@ public final class DemoOptions {
             throw new IllegalArgumentException("no policy file at " + policies.toAbsolutePath() + "; pass --policies PATH");
         }
         if (classpath == null) {
-            classpath = scraperClasspath();
+            classpath = scraperClasspath(Paths.get(""));
         }
         Files.createDirectories(workDir);
         return this;
     }
 
-    /** This module's classes and the class path Maven resolved for them (written at build time). */
-    private static String scraperClasspath() throws IOException {
-        Path resolved = Paths.get("demo-app/target/runtime-classpath.txt");
+    /** This module's classes and the class path Maven resolved for them (written at build time), in the build at {@code root}. */
+    public static String scraperClasspath(Path root) throws IOException {
+        Path resolved = root.resolve("demo-app/target/runtime-classpath.txt");
         if (!Files.isRegularFile(resolved)) {
             throw new IllegalArgumentException("no " + resolved + ": build the demo first (mvn -B -q package -DskipTests)");
         }
         String dependencies = new String(Files.readAllBytes(resolved), StandardCharsets.UTF_8).trim();
-        return Paths.get("demo-app/target/classes").toAbsolutePath() + File.pathSeparator + dependencies;
+        return root.resolve("demo-app/target/classes").toAbsolutePath().normalize() + File.pathSeparator + dependencies;
     }
 }
