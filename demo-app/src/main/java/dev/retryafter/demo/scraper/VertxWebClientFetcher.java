@@ -25,15 +25,8 @@ final class VertxWebClientFetcher implements Fetcher {
 
     @Override
     public int get(String url, String worker) throws IOException, InterruptedException {
-        try {
-            // The whole exchange, the agent's waits and retries included, may take longer than one request's timeout.
-            return client.getAbs(url).putHeader(LegacyScraper.WORKER_HEADER, worker).send().toCompletionStage()
-                    .toCompletableFuture().get(10 * timeoutMillis, TimeUnit.MILLISECONDS).statusCode();
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof IOException ? (IOException) e.getCause() : new IOException(e.getCause());
-        } catch (TimeoutException e) {
-            throw new IOException("no response in time", e);
-        }
+        return AsyncExchange.awaited(client.getAbs(url).putHeader(LegacyScraper.WORKER_HEADER, worker).send().toCompletionStage()
+                .toCompletableFuture(), timeoutMillis).statusCode();
     }
 
     @Override
