@@ -14,7 +14,8 @@ import java.util.stream.Stream;
  */
 class SpringWebClientTest extends AbstractChildJvmClientSuite {
 
-    static final String FETCHER = "dev.retryafter.it.apps.SpringWebClientFetcher";
+    /** The demo's fetcher, as {@code --client spring-webclient} chooses it. */
+    static final String FETCHER = "spring-webclient";
 
     SpringWebClientTest() {
         super("Spring WebClient on Reactor Netty", FETCHER, "dev.retryafter.it.apps.SpringWebClientApp");
