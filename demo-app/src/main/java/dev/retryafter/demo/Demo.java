@@ -4,6 +4,7 @@ import dev.retryafter.demo.portal.Behaviour;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -15,7 +16,7 @@ import java.util.concurrent.Future;
  * mvn -B -q package -DskipTests &amp;&amp; mvn -B -q -pl demo-app exec:java -Dexec.mainClass=dev.retryafter.demo.Demo
  * </pre>
  * Options: {@code --client jdk|jdk-async|apache5|apache5-async|apache4|apache4-async|urlconnection|okhttp|okhttp-async|jetty
- * --records 40 --threads 2 --java 8|11|17|21|25|PATH --agent-only}.
+ * |commons3|asynchttpclient|vertx|spring-webclient --records 40 --threads 2 --java 8|11|17|21|25|PATH --agent-only}.
  */
 public final class Demo {
 
@@ -27,7 +28,18 @@ public final class Demo {
         System.out.println("Scraping " + Behaviour.values().length + " lying portals (" + options.records + " records each, "
                 + options.threads + " threads, client " + options.client + ") without and with the agent...");
         long start = System.nanoTime();
-        List<DemoRun.Row> rows = run(options);
+        List<DemoRun.Row> rows;
+        try {
+            rows = run(options);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof IllegalArgumentException)) {
+                throw e;
+            }
+            // The scraper could not start (a client its Java cannot run): its own line, not a stack trace.
+            System.err.println("The demo stopped: " + e.getCause().getMessage());
+            System.exit(2);
+            return;
+        }
         System.out.println();
         System.out.print(DemoTable.render(rows, options));
         System.out.printf(java.util.Locale.ROOT, "  The demo took %.0f s.%n", (System.nanoTime() - start) / 1e9);

@@ -64,7 +64,7 @@ public final class DemoOptions {
 
     /**
      * {@code --client jdk|jdk-async|apache5|apache5-async|apache4|apache4-async|urlconnection|okhttp|okhttp-async|jetty
-     * --records 40 --threads 2
+     * |commons3|asynchttpclient|vertx|spring-webclient --records 40 --threads 2
      * --agent PATH --policies PATH --java PATH|8|11|17|21|25 --agent-only}. {@code --java} with a number finds
      * that Java as the build does: {@code .ci/install-jdks}' cache for 8, 11 and 21.
      */
@@ -143,19 +143,19 @@ public final class DemoOptions {
             throw new IllegalArgumentException("no policy file at " + policies.toAbsolutePath() + "; pass --policies PATH");
         }
         if (classpath == null) {
-            classpath = scraperClasspath();
+            classpath = scraperClasspath(Paths.get(""));
         }
         Files.createDirectories(workDir);
         return this;
     }
 
-    /** This module's classes and the class path Maven resolved for them (written at build time). */
-    private static String scraperClasspath() throws IOException {
-        Path resolved = Paths.get("demo-app/target/runtime-classpath.txt");
+    /** This module's classes and the class path Maven resolved for them (written at build time), in the build at {@code root}. */
+    public static String scraperClasspath(Path root) throws IOException {
+        Path resolved = root.resolve("demo-app/target/runtime-classpath.txt");
         if (!Files.isRegularFile(resolved)) {
             throw new IllegalArgumentException("no " + resolved + ": build the demo first (mvn -B -q package -DskipTests)");
         }
         String dependencies = new String(Files.readAllBytes(resolved), StandardCharsets.UTF_8).trim();
-        return Paths.get("demo-app/target/classes").toAbsolutePath() + File.pathSeparator + dependencies;
+        return root.resolve("demo-app/target/classes").toAbsolutePath().normalize() + File.pathSeparator + dependencies;
     }
 }

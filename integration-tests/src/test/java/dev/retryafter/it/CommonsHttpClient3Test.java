@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CommonsHttpClient3Test extends AbstractChildJvmClientSuite {
 
     CommonsHttpClient3Test() {
-        super("Commons HttpClient", "dev.retryafter.it.apps.java8.CommonsHttp3Fetcher", "dev.retryafter.it.apps.java8.CommonsHttp3App");
+        // The demo's fetcher, as --client commons3 chooses it.
+        super("Commons HttpClient", "commons3", "dev.retryafter.it.apps.java8.CommonsHttp3App");
     }
 
     @Override

@@ -13,6 +13,7 @@ import dev.retryafter.it.harness.MinSleepFloor;
 import dev.retryafter.it.harness.TestClasspath;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.File;
@@ -49,6 +50,21 @@ class DemoTest {
         Jdk.JAVA_8.javaOrSkip();
         // As `--java 8` finds it.
         assertEveryPortalYieldsAllItsRecords("apache4", options("apache4", "demo-apache4-java8").java(DemoOptions.javaOfRelease(8)));
+    }
+
+    /**
+     * The clients governed since, on the demo's own class path (AsyncHttpClient 2, Vert.x 4, one Netty 4.2), as its
+     * command runs them: two on Java 8, where old scrapers run them, Spring's WebClient (which needs 17) and
+     * AsyncHttpClient on 17. Fewer records than above, each portal still refusing, so that the four cost less.
+     */
+    @ParameterizedTest(name = "{0} on Java {1}")
+    @CsvSource({"commons3, 8", "asynchttpclient, 17", "vertx, 8", "spring-webclient, 17"})
+    void withTheAgentEveryPortalYieldsAllItsRecordsOnTheDemosClassPath(String client, int java) throws Exception {
+        Jdk.valueOf("JAVA_" + java).javaOrSkip();
+        // As `--java N` finds it.
+        assertEveryPortalYieldsAllItsRecords(client, DemoOptions.of(ChildJvm.agentJar(), POLICIES,
+                DemoOptions.scraperClasspath(Paths.get("..")), ChildJvm.workDir().resolve("demo-" + client + "-java" + java), client)
+                .records(16).java(DemoOptions.javaOfRelease(java)));
     }
 
     private static void assertEveryPortalYieldsAllItsRecords(String client, DemoOptions options) throws Exception {

@@ -8,9 +8,6 @@ import org.apache.http.util.EntityUtils;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Apache HttpAsyncClient 4.1 as scrapers use it: one client built with its defaults, started once,
@@ -30,18 +27,11 @@ final class Apache4AsyncFetcher implements Fetcher {
     public int get(String url, String worker) throws IOException, InterruptedException {
         HttpGet get = new HttpGet(url);
         get.setHeader(LegacyScraper.WORKER_HEADER, worker);
-        try {
-            // The whole exchange, the agent's waits and retries included, may take longer than one request's timeout.
-            HttpResponse response = client.execute(get, null).get(10 * timeoutMillis, TimeUnit.MILLISECONDS);
-            if (response.getEntity() != null) {
-                EntityUtils.consume(response.getEntity());
-            }
-            return response.getStatusLine().getStatusCode();
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof IOException ? (IOException) e.getCause() : new IOException(e.getCause());
-        } catch (TimeoutException e) {
-            throw new IOException("no response in time", e);
+        HttpResponse response = AsyncExchange.awaited(client.execute(get, null), timeoutMillis);
+        if (response.getEntity() != null) {
+            EntityUtils.consume(response.getEntity());
         }
+        return response.getStatusLine().getStatusCode();
     }
 
     @Override

@@ -8,9 +8,6 @@ import org.apache.hc.core5.io.CloseMode;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Apache HttpAsyncClient 5 as scrapers use it: one client built with its defaults (a retry strategy
@@ -30,14 +27,7 @@ final class Apache5AsyncFetcher implements Fetcher {
     @Override
     public int get(String url, String worker) throws IOException, InterruptedException {
         SimpleHttpRequest get = SimpleRequestBuilder.get(url).setHeader(LegacyScraper.WORKER_HEADER, worker).build();
-        try {
-            // The whole exchange, the agent's waits and retries included, may take longer than one request's timeout.
-            return client.execute(get, null).get(10 * timeoutMillis, TimeUnit.MILLISECONDS).getCode();
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof IOException ? (IOException) e.getCause() : new IOException(e.getCause());
-        } catch (TimeoutException e) {
-            throw new IOException("no response in time", e);
-        }
+        return AsyncExchange.awaited(client.execute(get, null), timeoutMillis).getCode();
     }
 
     @Override

@@ -6,9 +6,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /** {@code java.net.http.HttpClient}, with {@code send} or with {@code sendAsync}. */
 final class JdkFetcher implements Fetcher {
@@ -30,14 +27,7 @@ final class JdkFetcher implements Fetcher {
         if (!async) {
             return client.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
         }
-        try {
-            // The whole exchange, retries included, may take longer than one request's timeout.
-            return client.sendAsync(request, HttpResponse.BodyHandlers.ofString()).get(10 * timeout.toMillis(), TimeUnit.MILLISECONDS).statusCode();
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof IOException ? (IOException) e.getCause() : new IOException(e.getCause());
-        } catch (TimeoutException e) {
-            throw new IOException("no response in time", e);
-        }
+        return AsyncExchange.awaited(client.sendAsync(request, HttpResponse.BodyHandlers.ofString()), timeout.toMillis()).statusCode();
     }
 
     @Override

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <pre>
  * java dev.retryafter.demo.scraper.LegacyScraper --url http://127.0.0.1:8081 --records 100 \
  *      [--client jdk|jdk-async|apache5|apache5-default|apache5-async|apache4|apache4-literal|apache4-legacy|apache4-async
- *                |urlconnection|okhttp|okhttp-async|jetty|CLASS] [--threads 2] [--pool 8]
+ *                |urlconnection|okhttp|okhttp-async|jetty|commons3|asynchttpclient|vertx|spring-webclient|CLASS]
+ *      [--threads 2] [--pool 8]
  *      [--timeout 30] [--api-key KEY]
  * </pre>
  * A {@code CLASS} is a public {@link Fetcher} with a public constructor taking the timeout, for
@@ -49,7 +50,7 @@ public final class LegacyScraper {
         AtomicInteger failed = new AtomicInteger();
         AtomicReference<String> firstFailure = new AtomicReference<>();
         long start = System.nanoTime();
-        try (Fetcher fetcher = fetcher(client, pool, timeout)) {
+        try (Fetcher fetcher = fetcherOrExit(client, pool, timeout)) {
             List<Thread> workers = new ArrayList<>();
             for (int w = 0; w < threads; w++) {
                 String worker = "w" + w;
@@ -79,12 +80,23 @@ public final class LegacyScraper {
                 firstFailure.get()).lines());
     }
 
+    /** The chosen client; one unknown, or one this Java cannot run, ends the scraper with one line, not a stack trace. */
+    private static Fetcher fetcherOrExit(String client, int pool, Duration timeout) throws ReflectiveOperationException {
+        try {
+            return fetcher(client, pool, timeout);
+        } catch (IllegalArgumentException e) {
+            System.err.println(ScraperResult.ERROR + e.getMessage());
+            System.exit(2);
+            throw e;
+        }
+    }
+
     private static Fetcher fetcher(String client, int pool, Duration timeout) throws ReflectiveOperationException {
         switch (client) {
             case "jdk":
-                return jdkFetcher(false, timeout);
             case "jdk-async":
-                return jdkFetcher(true, timeout);
+                return newerJavaFetcher("JdkFetcher", "the jdk clients need Java 11 or later",
+                        new Class<?>[] {boolean.class, Duration.class}, client.equals("jdk-async"), timeout);
             case "apache5":
                 return new Apache5Fetcher(pool, timeout, false);
             case "apache5-default":
@@ -106,42 +118,38 @@ public final class LegacyScraper {
             case "okhttp-async":
                 return new OkHttpFetcher(true, timeout);
             case "jetty":
-                return jettyFetcher(timeout);
+                return newerJavaFetcher("JettyFetcher", "the jetty client (Jetty 12) needs Java 17 or later",
+                        new Class<?>[] {Duration.class}, timeout);
+            case "commons3":
+                return new CommonsHttp3Fetcher(pool, timeout);
+            case "asynchttpclient":
+                return new AsyncHttpClientFetcher(timeout);
+            case "vertx":
+                return new VertxWebClientFetcher(timeout);
+            case "spring-webclient":
+                return newerJavaFetcher("SpringWebClientFetcher", "the spring-webclient client (Spring 6) needs Java 17 or later",
+                        new Class<?>[] {Duration.class}, timeout);
             default:
                 if (client.indexOf('.') > 0) {
                     return (Fetcher) Class.forName(client).getConstructor(Duration.class).newInstance(timeout);
                 }
                 throw new IllegalArgumentException("unknown client " + client
                         + "; use jdk, jdk-async, apache5, apache5-default, apache5-async, apache4, apache4-literal, apache4-legacy, "
-                        + "apache4-async, urlconnection, okhttp, okhttp-async, jetty, or a Fetcher's class name");
+                        + "apache4-async, urlconnection, okhttp, okhttp-async, jetty, commons3, asynchttpclient, vertx, spring-webclient, "
+                        + "or a Fetcher's class name");
         }
     }
 
-    /** Built for Java 11 (java.net.http), the rest of the scraper for 8: loaded only when chosen. */
-    private static Fetcher jdkFetcher(boolean async, Duration timeout) {
+    /**
+     * A fetcher built for a newer Java than the rest of the scraper's 8, loaded only when chosen: on an older Java, an
+     * {@link IllegalArgumentException} that says which Java it needs.
+     */
+    private static Fetcher newerJavaFetcher(String className, String needs, Class<?>[] parameters, Object... arguments) {
         try {
-            Class<?> type = Class.forName("dev.retryafter.demo.scraper.JdkFetcher");
-            Constructor<?> constructor = type.getDeclaredConstructor(boolean.class, Duration.class);
-            return (Fetcher) constructor.newInstance(async, timeout);
+            Constructor<?> constructor = Class.forName("dev.retryafter.demo.scraper." + className).getDeclaredConstructor(parameters);
+            return (Fetcher) constructor.newInstance(arguments);
         } catch (UnsupportedClassVersionError e) {
-            throw new IllegalArgumentException("the jdk clients need Java 11 or later; this is Java "
-                    + System.getProperty("java.version"), e);
-        } catch (InvocationTargetException e) {
-            throw new IllegalStateException(e.getCause());
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** Jetty 12, built for Java 17 as Jetty 12 is: loaded only when chosen. */
-    private static Fetcher jettyFetcher(Duration timeout) {
-        try {
-            Class<?> type = Class.forName("dev.retryafter.demo.scraper.JettyFetcher");
-            Constructor<?> constructor = type.getDeclaredConstructor(Duration.class);
-            return (Fetcher) constructor.newInstance(timeout);
-        } catch (UnsupportedClassVersionError e) {
-            throw new IllegalArgumentException("the jetty client (Jetty 12) needs Java 17 or later; this is Java "
-                    + System.getProperty("java.version"), e);
+            throw new IllegalArgumentException(needs + "; this is Java " + System.getProperty("java.version"), e);
         } catch (InvocationTargetException e) {
             throw new IllegalStateException(e.getCause());
         } catch (ReflectiveOperationException e) {

@@ -10,9 +10,7 @@ import okhttp3.ResponseBody;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * OkHttp, with {@code execute()} or {@code enqueue()}. Uses only the API that 3.14, 4.x and 5.x
@@ -57,14 +55,7 @@ final class OkHttpFetcher implements Fetcher {
                 }
             }
         });
-        try {
-            // The whole exchange, retries included, may take longer than one request's timeout.
-            return status.get(10 * timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof IOException ? (IOException) e.getCause() : new IOException(e.getCause());
-        } catch (TimeoutException e) {
-            throw new IOException("no response in time", e);
-        }
+        return AsyncExchange.awaited(status, timeout.toMillis());
     }
 
     private static int drained(Response response) throws IOException {

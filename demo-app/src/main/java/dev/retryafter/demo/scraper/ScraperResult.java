@@ -13,6 +13,9 @@ public final class ScraperResult {
     private static final Pattern LINE = Pattern.compile(
             "RESULT client=(\\S+) records=(\\d+) fetched=(\\d+) refused=(\\d+) failed=(\\d+) elapsedMillis=(\\d+)");
     private static final Pattern FAILURE = Pattern.compile("(?m)^FAILURE (.*)$");
+    /** What a scraper that could not start prints, before why: an unknown client, or one its Java cannot run. */
+    static final String ERROR = "ERROR ";
+    private static final Pattern ERROR_LINE = Pattern.compile("(?m)^" + ERROR + "(.*)$");
 
     public final String client;
     public final int records;
@@ -33,10 +36,14 @@ public final class ScraperResult {
         this.firstFailure = firstFailure;
     }
 
-    /** Reads the scraper's standard output; throws if it printed no result line. */
+    /** Reads the scraper's output; throws if it printed no result line, with the scraper's own one line if it could not start. */
     public static ScraperResult parse(String stdout) {
         Matcher m = LINE.matcher(stdout);
         if (!m.find()) {
+            Matcher error = ERROR_LINE.matcher(stdout);
+            if (error.find()) {
+                throw new IllegalArgumentException(error.group(1));
+            }
             throw new IllegalArgumentException("the scraper printed no RESULT line:\n" + stdout);
         }
         Matcher failure = FAILURE.matcher(stdout);

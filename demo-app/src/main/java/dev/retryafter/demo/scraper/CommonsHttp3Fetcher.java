@@ -1,7 +1,5 @@
-package dev.retryafter.it.apps.java8;
+package dev.retryafter.demo.scraper;
 
-import dev.retryafter.demo.scraper.Fetcher;
-import dev.retryafter.demo.scraper.LegacyScraper;
 import org.apache.commons.httpclient.HttpClient;
 import org.apache.commons.httpclient.MultiThreadedHttpConnectionManager;
 import org.apache.commons.httpclient.methods.GetMethod;
@@ -10,20 +8,19 @@ import java.io.IOException;
 import java.time.Duration;
 
 /**
- * Commons HttpClient 3.1 as old scrapers use it, for the legacy scraper's {@code --client}: one
- * {@code HttpClient} on a {@code MultiThreadedHttpConnectionManager}, a {@code GetMethod} per record,
- * {@code executeMethod}, the body read with {@code getResponseBody()}, {@code releaseConnection()} in
- * {@code finally}. No retry of its own. Java 8 bytecode: it runs on every JDK.
+ * Commons HttpClient 3.1 as old scrapers use it: one {@code HttpClient} on a {@code MultiThreadedHttpConnectionManager},
+ * a {@code GetMethod} per record, {@code executeMethod}, the body read, {@code releaseConnection()} in {@code finally}.
+ * Its own retry handler resends only on I/O errors, never on a refusal.
  */
-public final class CommonsHttp3Fetcher implements Fetcher {
+final class CommonsHttp3Fetcher implements Fetcher {
 
     private final MultiThreadedHttpConnectionManager connections = new MultiThreadedHttpConnectionManager();
     private final HttpClient client;
 
-    public CommonsHttp3Fetcher(Duration timeout) {
+    CommonsHttp3Fetcher(int poolSize, Duration timeout) {
         int millis = (int) timeout.toMillis();
-        connections.getParams().setDefaultMaxConnectionsPerHost(8);
-        connections.getParams().setMaxTotalConnections(8);
+        connections.getParams().setDefaultMaxConnectionsPerHost(poolSize);
+        connections.getParams().setMaxTotalConnections(poolSize);
         connections.getParams().setConnectionTimeout(millis);
         connections.getParams().setSoTimeout(millis);
         client = new HttpClient(connections);
