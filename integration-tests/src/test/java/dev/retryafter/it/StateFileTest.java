@@ -2,7 +2,7 @@ package dev.retryafter.it;
 
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.store.file.FileKnowledgeStore;
-import dev.retryafter.agent.engine.HostKnowledge;
+import dev.retryafter.agent.engine.knowledge.HostKnowledge;
 import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;

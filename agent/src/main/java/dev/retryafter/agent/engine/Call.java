@@ -1,5 +1,8 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.learn.HintBudget;
+import dev.retryafter.agent.engine.knowledge.ObservedTurn;
+
 import dev.retryafter.agent.engine.header.RetryAfter;
 import dev.retryafter.agent.engine.header.RetryAfterParser;
 import dev.retryafter.agent.engine.header.RateLimitHeaders;

@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.learn.Characterisation;
+
 /** A host's characterisation before and after a refusal streak ended, and that streak's recovery. */
 public final class CharacterisationChange {
 

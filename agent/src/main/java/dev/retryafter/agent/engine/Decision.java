@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.knowledge.Learned;
+
 import dev.retryafter.agent.engine.header.RetryAfter;
 
 import java.util.OptionalLong;
@@ -32,7 +34,7 @@ public final class Decision {
     private final long holdUntilMillis;
     private final Mode mode;
 
-    Decision(String host, int status, int attempt, int maxAttempts, RetryAfter header, Wait wait,
+    public Decision(String host, int status, int attempt, int maxAttempts, RetryAfter header, Wait wait,
              Outcome outcome, Category category, long holdUntilMillis) {
         this(host, status, attempt, maxAttempts, header, wait, outcome, category, holdUntilMillis, Mode.ENFORCE);
     }

@@ -1,5 +1,9 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.learn.HintBudget;
+import dev.retryafter.agent.engine.knowledge.Learned;
+import dev.retryafter.agent.engine.knowledge.ObservedTurn;
+
 /**
  * Where every decision goes: the log, the exit report and the tests all hang off this one listener.
  * Called outside the host's lock, on the thread that received the response; keep it quick.

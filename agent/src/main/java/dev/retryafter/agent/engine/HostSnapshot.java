@@ -1,5 +1,8 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.learn.LearnedLimit;
+import dev.retryafter.agent.engine.knowledge.ObservedCounts;
+
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;

@@ -1,5 +1,23 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.learn.AdaptivePace;
+import dev.retryafter.agent.engine.learn.Characterisation;
+import dev.retryafter.agent.engine.decide.Decide;
+import dev.retryafter.agent.engine.knowledge.FinishedStreak;
+import dev.retryafter.agent.engine.learn.HintBudget;
+import dev.retryafter.agent.engine.knowledge.HostKnowledge;
+import dev.retryafter.agent.engine.knowledge.KnowledgeStore;
+import dev.retryafter.agent.engine.knowledge.Learned;
+import dev.retryafter.agent.engine.learn.LearnedCap;
+import dev.retryafter.agent.engine.learn.LearnedLimit;
+import dev.retryafter.agent.engine.knowledge.LongWaitClaim;
+import dev.retryafter.agent.engine.knowledge.ObservedCounts;
+import dev.retryafter.agent.engine.knowledge.ObservedTurn;
+import dev.retryafter.agent.engine.knowledge.OpenStreak;
+import dev.retryafter.agent.engine.learn.PaceSchedule;
+import dev.retryafter.agent.engine.knowledge.Refusal;
+import dev.retryafter.agent.engine.learn.RefusedRate;
+
 import dev.retryafter.agent.engine.header.RetryAfter;
 import dev.retryafter.agent.engine.header.RateLimitHint;
 
@@ -150,7 +168,7 @@ public final class HostState {
         return permits;
     }
 
-    long lastUsedMillis() {
+    public long lastUsedMillis() {
         return lastUsedMillis;
     }
 
@@ -740,7 +758,7 @@ public final class HostState {
      * for a permit, no hold, no wait owed. A retired state hands out no permit, so a call that looked
      * it up just before goes back to the store and finds the one state that now stands for the host.
      */
-    synchronized boolean retireIfIdle(long now) {
+    public synchronized boolean retireIfIdle(long now) {
         if (!knowledge().owesNothingAt(now) || !permits.retireIfIdle()) {
             return false;
         }
@@ -752,7 +770,7 @@ public final class HostState {
      * Retires this state and drops what the store knows of the host, held or owed a wait or not, if no
      * request holds or waits for a permit: an operator's "forget", where {@link #retireIfIdle} is eviction's.
      */
-    synchronized boolean retireAndForget() {
+    public synchronized boolean retireAndForget() {
         if (!permits.retireIfIdle()) {
             return false;
         }
@@ -760,7 +778,7 @@ public final class HostState {
         return true;
     }
 
-    boolean isRetired() {
+    public boolean isRetired() {
         return permits.isRetired();
     }
 

@@ -1,5 +1,10 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.knowledge.HostStateStore;
+import dev.retryafter.agent.engine.knowledge.InMemoryHostStateStore;
+import dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore;
+import dev.retryafter.agent.engine.knowledge.KnowledgeStore;
+
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Objects;

@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.decide.Decide;
+
 /**
  * A wait and why: a refusal's sanitised wait, with its reason and the bound that changed it; or a part
  * of what a request's turn waited for ({@link WaitedTurn}), with its cause ({@link Reason#PACE},
@@ -20,7 +22,7 @@ public final class Wait {
     private final Reason reason;
     private final Bound bound;
 
-    Wait(long millis, Reason reason, Bound bound) {
+    public Wait(long millis, Reason reason, Bound bound) {
         this.millis = millis;
         this.reason = reason;
         this.bound = bound;

@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.knowledge.ObservedTurn;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

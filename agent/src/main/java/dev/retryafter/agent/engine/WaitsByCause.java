@@ -11,7 +11,7 @@ import java.util.List;
  */
 public final class WaitsByCause {
 
-    static final WaitsByCause NONE = new WaitsByCause(new long[Reason.values().length]);
+    public static final WaitsByCause NONE = new WaitsByCause(new long[Reason.values().length]);
 
     private final long[] millis;
 

@@ -4,7 +4,7 @@ import com.google.gson.stream.JsonWriter;
 import dev.retryafter.agent.engine.DecisionLine;
 import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.HostState;
-import dev.retryafter.agent.engine.ObservedCounts;
+import dev.retryafter.agent.engine.knowledge.ObservedCounts;
 import dev.retryafter.agent.engine.Reason;
 import dev.retryafter.agent.engine.WaitsByCause;
 

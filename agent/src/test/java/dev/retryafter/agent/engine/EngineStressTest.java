@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.knowledge.InMemoryHostStateStore;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -1,5 +1,9 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.knowledge.HostKnowledge;
+import dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore;
+import dev.retryafter.agent.engine.knowledge.KnowledgeStore;
+
 import dev.retryafter.agent.testing.VirtualClock;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.knowledge.ObservedTurn;
+
 import dev.retryafter.agent.testing.RecordingListener;
 import dev.retryafter.agent.testing.VirtualClock;
 import org.junit.jupiter.api.Test;

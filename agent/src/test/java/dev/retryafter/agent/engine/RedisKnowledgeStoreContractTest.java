@@ -1,5 +1,8 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.knowledge.KnowledgeStore;
+import dev.retryafter.agent.engine.knowledge.KnowledgeStoreContract;
+
 import dev.retryafter.agent.store.redis.RedisFleet;
 import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
 import dev.retryafter.agent.store.redis.RedisFixture;

@@ -5,7 +5,7 @@ import dev.retryafter.agent.engine.Decision;
 import dev.retryafter.agent.engine.DecisionListener;
 import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.HostState;
-import dev.retryafter.agent.engine.Learned;
+import dev.retryafter.agent.engine.knowledge.Learned;
 import dev.retryafter.agent.engine.WaitedTurn;
 
 import java.util.List;

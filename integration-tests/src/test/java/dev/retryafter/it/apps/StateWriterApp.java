@@ -2,7 +2,7 @@ package dev.retryafter.it.apps;
 
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.store.file.FileKnowledgeStore;
-import dev.retryafter.agent.engine.PaceSchedule;
+import dev.retryafter.agent.engine.learn.PaceSchedule;
 
 import java.nio.file.Paths;
 import java.util.Optional;

@@ -2,8 +2,8 @@ package dev.retryafter.it.bench;
 
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostSnapshot;
-import dev.retryafter.agent.engine.InMemoryKnowledgeStore;
-import dev.retryafter.agent.engine.KnowledgeStore;
+import dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore;
+import dev.retryafter.agent.engine.knowledge.KnowledgeStore;
 import dev.retryafter.agent.engine.Policy;
 import dev.retryafter.agent.engine.PolicyLookup;
 import dev.retryafter.agent.engine.RetryEngine;

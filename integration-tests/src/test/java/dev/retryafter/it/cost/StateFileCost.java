@@ -1,7 +1,7 @@
 package dev.retryafter.it.cost;
 
 import dev.retryafter.agent.store.file.FileKnowledgeStore;
-import dev.retryafter.agent.engine.PaceSchedule;
+import dev.retryafter.agent.engine.learn.PaceSchedule;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

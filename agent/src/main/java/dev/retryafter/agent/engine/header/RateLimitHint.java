@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine.header;
 
+import dev.retryafter.agent.engine.learn.HintBudget;
+
 import java.util.Locale;
 
 /**

@@ -1,6 +1,7 @@
 package dev.retryafter.agent.store.file;
 
 import dev.retryafter.agent.engine.*;
+import dev.retryafter.agent.engine.knowledge.*;
 import dev.retryafter.agent.io.SmallFile;
 
 import java.io.IOException;

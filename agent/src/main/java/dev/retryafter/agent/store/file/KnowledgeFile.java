@@ -1,6 +1,8 @@
 package dev.retryafter.agent.store.file;
 
 import dev.retryafter.agent.engine.*;
+import dev.retryafter.agent.engine.learn.*;
+import dev.retryafter.agent.engine.knowledge.*;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -4,8 +4,8 @@ import dev.retryafter.agent.config.AgentConfig;
 import dev.retryafter.agent.config.Policies;
 import dev.retryafter.agent.config.StoreSettings;
 import dev.retryafter.agent.engine.Clock;
-import dev.retryafter.agent.engine.InMemoryKnowledgeStore;
-import dev.retryafter.agent.engine.KnowledgeStore;
+import dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore;
+import dev.retryafter.agent.engine.knowledge.KnowledgeStore;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;

@@ -1,9 +1,9 @@
 package dev.retryafter.agent.store.redis;
 
-import dev.retryafter.agent.engine.FinishedStreak;
-import dev.retryafter.agent.engine.HostKnowledge;
-import dev.retryafter.agent.engine.OpenStreak;
-import dev.retryafter.agent.engine.PaceSchedule;
+import dev.retryafter.agent.engine.knowledge.FinishedStreak;
+import dev.retryafter.agent.engine.knowledge.HostKnowledge;
+import dev.retryafter.agent.engine.knowledge.OpenStreak;
+import dev.retryafter.agent.engine.learn.PaceSchedule;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

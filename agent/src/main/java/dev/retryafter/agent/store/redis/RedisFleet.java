@@ -2,9 +2,9 @@ package dev.retryafter.agent.store.redis;
 
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.DaemonThreads;
-import dev.retryafter.agent.engine.FinishedStreak;
-import dev.retryafter.agent.engine.HostKnowledge;
-import dev.retryafter.agent.engine.OpenStreak;
+import dev.retryafter.agent.engine.knowledge.FinishedStreak;
+import dev.retryafter.agent.engine.knowledge.HostKnowledge;
+import dev.retryafter.agent.engine.knowledge.OpenStreak;
 import dev.retryafter.agent.log.AgentLog;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;

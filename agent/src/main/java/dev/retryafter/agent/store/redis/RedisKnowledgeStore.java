@@ -1,12 +1,12 @@
 package dev.retryafter.agent.store.redis;
 
 import dev.retryafter.agent.engine.Clock;
-import dev.retryafter.agent.engine.FinishedStreak;
-import dev.retryafter.agent.engine.HostKnowledge;
-import dev.retryafter.agent.engine.InMemoryKnowledgeStore;
-import dev.retryafter.agent.engine.KnowledgeStore;
-import dev.retryafter.agent.engine.OpenStreak;
-import dev.retryafter.agent.engine.PaceSchedule;
+import dev.retryafter.agent.engine.knowledge.FinishedStreak;
+import dev.retryafter.agent.engine.knowledge.HostKnowledge;
+import dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore;
+import dev.retryafter.agent.engine.knowledge.KnowledgeStore;
+import dev.retryafter.agent.engine.knowledge.OpenStreak;
+import dev.retryafter.agent.engine.learn.PaceSchedule;
 
 import java.util.Collections;
 import java.util.HashMap;

@@ -1,7 +1,9 @@
 package dev.retryafter.agent.store.file;
 
 import dev.retryafter.agent.engine.*;
-import dev.retryafter.agent.engine.KnowledgeStoreContract;
+import dev.retryafter.agent.engine.learn.*;
+import dev.retryafter.agent.engine.knowledge.*;
+import dev.retryafter.agent.engine.knowledge.KnowledgeStoreContract;
 import dev.retryafter.agent.testing.VirtualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

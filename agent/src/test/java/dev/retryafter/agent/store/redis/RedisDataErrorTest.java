@@ -141,7 +141,7 @@ class RedisDataErrorTest {
         long refusedAt = clock.millis();
         store.imposeNotBefore(HOST, refusedAt + WAIT_MILLIS);
         assertEquals("hash", jedis.type(hash), "replaced, and the wait written to it");
-        dev.retryafter.agent.engine.InMemoryKnowledgeStore streak = new dev.retryafter.agent.engine.InMemoryKnowledgeStore();
+        dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore streak = new dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore();
         streak.recordRefusal(HOST, refusedAt - 5000, refusedAt - 4800, OptionalLong.of(1000), false);
         streak.recordRecovery(HOST, refusedAt - 4600);
         assertTrue(fleet.merge(HOST, streak.read(HOST)));

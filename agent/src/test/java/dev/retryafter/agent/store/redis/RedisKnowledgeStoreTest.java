@@ -1,9 +1,9 @@
 package dev.retryafter.agent.store.redis;
 
 import dev.retryafter.agent.engine.Clock;
-import dev.retryafter.agent.engine.HostKnowledge;
-import dev.retryafter.agent.engine.OpenStreak;
-import dev.retryafter.agent.engine.PaceSchedule;
+import dev.retryafter.agent.engine.knowledge.HostKnowledge;
+import dev.retryafter.agent.engine.knowledge.OpenStreak;
+import dev.retryafter.agent.engine.learn.PaceSchedule;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -31,7 +31,7 @@ public final class RedisLatencyBenchmark {
                 }
                 for (int i = 0; i < calls; i++) {
                     long start = System.nanoTime();
-                    dev.retryafter.agent.engine.HostKnowledge seen = store.seen("unpaced.example:443");
+                    dev.retryafter.agent.engine.knowledge.HostKnowledge seen = store.seen("unpaced.example:443");
                     boolean quiet = seen == null || seen.owesNothingAt(System.currentTimeMillis());
                     store.admitted("unpaced.example:443", 2000);
                     unpaced[i] = System.nanoTime() - start + (quiet ? 0 : 1);

@@ -1,0 +1,180 @@
+package dev.retryafter.agent.engine.decide;
+
+import dev.retryafter.agent.engine.Category;
+import dev.retryafter.agent.engine.Decision;
+import dev.retryafter.agent.engine.knowledge.HostKnowledge;
+import dev.retryafter.agent.engine.HostState;
+import dev.retryafter.agent.engine.knowledge.OpenStreak;
+import dev.retryafter.agent.engine.Policy;
+import dev.retryafter.agent.engine.Reason;
+import dev.retryafter.agent.engine.knowledge.Refusal;
+import dev.retryafter.agent.engine.Wait;
+
+import dev.retryafter.agent.engine.header.RetryAfter;
+
+/**
+ * The decision on a refusal, as a pure function: of the policy, what is known of the host (its
+ * streak already counting this refusal), the refusal, the attempt, whether the body can be sent
+ * again, and a random number for the jitter. It changes nothing; {@link HostState} applies it. The
+ * window is the host's as learned ({@link HostState#windowMillis()}), the policy's until then.
+ */
+public final class Decide {
+
+    private Decide() {
+    }
+
+    public static Decision onRefusal(String host, Policy policy, HostKnowledge knowledge, long windowMillis, Refusal refusal, int attempt,
+                              boolean replayable, double random) {
+        Category category = categoryOf(policy, knowledge, refusal.periodMillis);
+        RetryAfter header = refusal.header;
+        // A moment named twice is believed whatever the host's category: a lie names a moment that moves (LongWaitClaim).
+        if (refusal.confirmsLongWait && header.isUsable() && header.millis() > policy.maxSleepMillis()) {
+            long until = Math.max(knowledge.holdUntilMillis, refusal.now + header.millis());
+            return new Decision(host, refusal.status, attempt, policy.maxAttempts(), header,
+                    new Wait(header.millis(), Reason.HOLD_CONFIRMED, Wait.Bound.NONE), Decision.Outcome.HOLD, category, until);
+        }
+        // Refused for longer than max-sleep, than the window the policy names and than a minute (a streak shorter than
+        // that is a window waited out), with nothing let through, and as often as a request has attempts: a quota or a
+        // box. Waiting it out request by request only spends every record's attempts; a hold fails them fast and probes.
+        if (refusal.persistentHoldMillis > 0 && !refusal.echo && knowledge.streak != null
+                && refusal.now - knowledge.streak.startedAtMillis() >= persistsAfterMillis(policy)
+                && knowledge.streak.refusals() >= policy.maxAttempts()) {
+            return hold(host, policy, refusal, attempt, header, category, knowledge, Reason.HOLD_PERSISTENT);
+        }
+        // The exponent counts the host's refusals in a row, not only this call's: a host that has refused
+        // ten requests is in no state to take an eleventh half a second later, whoever sends it. An echo
+        // does not raise it: five JVMs' requests in flight at the first refusal are one refusal, not
+        // five, and counted as five they backed the fleet off past the next window.
+        int streakRefusals = knowledge.streak != null && !refusal.echo ? knowledge.streak.refusals() : 1;
+        long backoff = Backoff.fullJitter(Math.max(attempt, streakRefusals), random, policy.backoffBaseMillis(),
+                policy.backoffCapMillis());
+        int triesLeft = policy.maxAttempts() - attempt;
+        Wait wait = withinFirstWindow(policy, windowMillis, triesLeft, category, header, knowledge.streak, refusal.now,
+                Sanitiser.sanitise(policy, category, header, backoff));
+        Decision.Outcome outcome;
+        if (attempt >= policy.maxAttempts()) {
+            outcome = Decision.Outcome.GIVE_UP;
+        } else if (!replayable) {
+            outcome = Decision.Outcome.NOT_REPLAYABLE;
+        } else {
+            outcome = Decision.Outcome.RETRY;
+        }
+        return new Decision(host, refusal.status, attempt, policy.maxAttempts(), header, wait, outcome, category,
+                HostKnowledge.NO_MOMENT);
+    }
+
+    /** A streak of refusals this old, with nothing let through, is a quota or a box rather than a window. */
+    public static long persistsAfterMillis(Policy policy) {
+        return Math.max(Math.max(policy.maxSleepMillis(), policy.windowMillis()), PERSISTS_AFTER_MILLIS);
+    }
+
+    /** However short max-sleep and the window, a streak under a minute is not called a quota. */
+    static final long PERSISTS_AFTER_MILLIS = 60_000;
+
+    /**
+     * Inside a window learned shorter than a quota, a request's last try goes once its streak is this many
+     * times as old as at the refusal before it: four tries spaced by the backoff cover a few seconds, and a
+     * streak that outlasted them (a fixed window exhausted early) is given twice as long again, where
+     * waiting for the whole learned window would idle the host for most of it.
+     */
+    static final int LAST_TRY_STREAK_MULTIPLE = 3;
+
+    /** A hold of {@link Refusal#persistentHoldMillis} for {@code reason}: a persistent streak, or a block. */
+    public static Decision hold(String host, Policy policy, Refusal refusal, int attempt, RetryAfter header, Category category,
+                         HostKnowledge knowledge, Reason reason) {
+        long until = Math.max(knowledge.holdUntilMillis, refusal.now + refusal.persistentHoldMillis);
+        return new Decision(host, refusal.status, attempt, policy.maxAttempts(), header,
+                new Wait(until - refusal.now, reason, Wait.Bound.NONE), Decision.Outcome.HOLD, category, until);
+    }
+
+    /**
+     * No wait the agent chose itself outlasts the streak's first window: the successes that filled the
+     * limit all came before the streak's first refusal, so a limit counted per window has room again
+     * once the streak is a window old, and a longer wait only skips a window the host would have
+     * admitted. The streak's count still raises the backoff's exponent (a fleet's streak counts every
+     * JVM's burst), but within the first window the retry is bounded by the window's end. A header
+     * the category honours (truthful), or takes as a hint (not proven truthful, or unreliable) while
+     * it is within max-sleep, keeps its wait; a header beyond max-sleep is not obeyed anyway, and the
+     * max-sleep it was cut to is the agent's own choice. Beyond the first window, nothing changes.
+     *
+     * <p>A window of 0 is one not learned yet (the host's first streak): the end is then looked for as
+     * the streak ages ({@link #searchedWindowLeft}).
+     *
+     * <p>A request's last tries are kept for moments the host is likely to have room ({@link #lastTriesUntil}),
+     * since a refusal of the last loses its record.
+     */
+    public static Wait withinFirstWindow(Policy policy, long windowMillis, int triesLeft, Category category, RetryAfter header,
+                                  OpenStreak streak, long now, Wait wait) {
+        if (streak == null || category == Category.TRUTHFUL) {
+            return wait;
+        }
+        long age = now - streak.startedAtMillis();
+        long lastTries = Math.min(lastTriesUntil(policy, windowMillis, triesLeft, age) - age, policy.maxSleepMillis());
+        if (lastTries > wait.millis()) {
+            return new Wait(lastTries, wait.reason(), Wait.Bound.LAST_TRY);
+        }
+        long windowLeft = windowMillis > 0 ? windowMillis - age : searchedWindowLeft(policy, age);
+        if (windowLeft <= 0) {
+            return wait;
+        }
+        long claimed = header.isUsable() && header.millis() <= policy.maxSleepMillis()
+                && (category == Category.UNKNOWN || category == Category.UNRELIABLE) ? header.millis() : 0;
+        long bound = Math.max(Math.max(windowLeft, claimed), policy.minSleepMillis());
+        return wait.millis() > bound ? new Wait(bound, wait.reason(), Wait.Bound.WINDOW) : wait;
+    }
+
+    /**
+     * How long a wait may last in a streak whose window is neither learned nor configured: at most half as
+     * long as the streak is old, so the window's end is found within 1.5 times its length, in a number of
+     * refusals that grows with the log of that length; and, while the streak is younger than the policy's
+     * default window, no later than its end, the moment a request's last tries already wait for
+     * ({@link #lastTriesUntil}). Several workers' refusals are each some request's first tries, so none
+     * reached its last and the host's waits passed a 60 s window's end by up to half of it: on eight
+     * workers the ingestion benchmark's always-zero portal (60 a minute) waited from 58 s to 86 s of its
+     * first streak, read its limit as 60 in 86 s, and ran at 0.85 of the limit; 0.98 with this bound.
+     * A longer window costs one refusal more, at the default window's end.
+     */
+    public static long searchedWindowLeft(Policy policy, long age) {
+        long halfTheAge = Math.max(age / 2, 0);
+        long defaultWindow = policy.windowMillis();
+        return age < defaultWindow ? Math.min(halfTheAge, defaultWindow - age) : halfTheAge;
+    }
+
+    /**
+     * How old the streak should be when a request with {@code triesLeft} tries after this refusal sends the
+     * next (0 or less: no such rule, the wait stands). A refusal of the last try loses the record, so:
+     * <ul>
+     *   <li>in a streak already older than the window (learned, else the policy's, a hint), or under a window
+     *       no shorter than a quota's ({@link #persistsAfterMillis}), the last try waits until the streak is
+     *       a quota's age: refused then, it holds the host, and its request fails fast with the rest of the
+     *       hold instead of being lost;</li>
+     *   <li>in the host's first streak, no window learned or configured, the last two tries wait for the end
+     *       of the policy's default window: a second-last try refused there shows the streak is longer, and the last waits
+     *       as above (a request out of tries here waits the window too: its wait holds back every other);</li>
+     *   <li>else, under a window learned or configured, the last try goes once the streak is {@link #LAST_TRY_STREAK_MULTIPLE}
+     *       times as old, within the window.</li>
+     * </ul>
+     */
+    public static long lastTriesUntil(Policy policy, long windowMillis, int triesLeft, long age) {
+        long window = windowMillis > 0 ? windowMillis : policy.windowMillis();
+        long quota = persistsAfterMillis(policy);
+        if (triesLeft == 1 && (age >= window || window >= quota)) {
+            return quota;
+        }
+        if (triesLeft <= 2 && windowMillis <= 0 && age < window) {
+            return window;
+        }
+        return triesLeft == 1 ? Math.min(window, LAST_TRY_STREAK_MULTIPLE * age) : 0;
+    }
+
+    /** The category decisions are made under: the pinned one, or what the host has shown. */
+    public static Category categoryOf(Policy policy, HostKnowledge knowledge) {
+        return categoryOf(policy, knowledge, 0);
+    }
+
+    /** As {@link #categoryOf(Policy, HostKnowledge)}, the host's period learned ({@code periodMillis}, 0: none) bounding its recoveries. */
+    public static Category categoryOf(Policy policy, HostKnowledge knowledge, long periodMillis) {
+        Category pinned = policy.pinnedCategory();
+        return pinned != null ? pinned : knowledge.characterisation(periodMillis).category();
+    }
+}

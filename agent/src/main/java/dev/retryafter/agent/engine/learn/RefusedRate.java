@@ -1,0 +1,65 @@
+package dev.retryafter.agent.engine.learn;
+
+/**
+ * The rate a host refused, read at the first refusal of a streak without knowing its window: a pure
+ * function of what was sent and what was let through.
+ *
+ * <p>While paced, the pace is an upper bound: the host refused it. What the host let through just
+ * before is a lower bound, read over a span that holds none of the pace's own dip after a refusal:
+ * the last few windows. The refused rate is the lower of the two, so a pace that probed past the
+ * limit (a fixed window admits its limit and no more, however fast it is sent to) restarts from the
+ * limit, not from the probe, and its next refusal is a whole cycle away. When the previous streak
+ * began only a few windows back, the pace has been over the limit since (the limit fell, or a reading
+ * was high), and what the host let through since that streak ended is the limit itself. Unpaced,
+ * only what got through says anything, and only over a span that began at a refusal: counted from
+ * the first request, it measures the client's own speed in the limit's first burst.
+ */
+public final class RefusedRate {
+
+    /** Nothing to read: the caller keeps a provisional reading. */
+    static final double UNKNOWN = 0;
+
+    /**
+     * What got through is read over this many windows at most: a previous streak this few windows
+     * back means the pace has been over the limit since, and what got through in between is the
+     * limit itself; further back, the last few windows before the refusal hold the pace at its
+     * highest, and none of its dip.
+     */
+    public static final int RECENT_WINDOWS = 3;
+
+    private RefusedRate() {
+    }
+
+    /**
+     * The span what got through is read over, ending at the refusal: since the previous streak ended when
+     * it began only a few windows back ({@code sinceStreak}), else the last {@link #RECENT_WINDOWS} windows.
+     */
+    public static long spanMillis(long sinceStreakEnded, long sinceStreak, long windowMillis) {
+        boolean recent = sinceStreak <= RECENT_WINDOWS * windowMillis;
+        return recent ? sinceStreakEnded : Math.min(sinceStreakEnded, RECENT_WINDOWS * windowMillis);
+    }
+
+    /**
+     * @param pacedRate     the pace at the refusal, requests a second; 0 when unpaced
+     * @param admitted      requests let through over the span ({@link #spanMillis})
+     * @param sendingMillis the span's length
+     */
+    public static double at(double pacedRate, int admitted, long sendingMillis, double pacedBefore) {
+        double through = admitted > 0 && sendingMillis > 0 ? Math.max(admitted * 1000.0 / sendingMillis, pacedBefore) : UNKNOWN;
+        if (pacedRate <= 0 || through <= 0) {
+            return through > 0 ? through : pacedRate;
+        }
+        return Math.min(through, pacedRate);
+    }
+
+    /**
+     * At the end of a host's first streak: the limit's first period is the time from the first
+     * request to the moment it had room again (between the last request refused and the first let
+     * through again), and everything let through before the streak fits in it. For a fixed or rolling window that is its limit over its length; for a bucket its
+     * burst and refill over the time to drain it, a reading the next streak corrects.
+     */
+    public static double firstPeriod(int admittedBeforeStreak, long firstSentMillis, long roomAgainMillis) {
+        long span = roomAgainMillis - firstSentMillis;
+        return admittedBeforeStreak > 0 && span > 0 ? admittedBeforeStreak * 1000.0 / span : UNKNOWN;
+    }
+}

@@ -1,0 +1,112 @@
+package dev.retryafter.agent.engine.learn;
+
+import dev.retryafter.agent.engine.Policy;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class AdaptivePaceTest {
+
+    private static final Policy POLICY = Policy.DEFAULTS; // headroom 0.9
+    /** 2 requests a second: a cycle of 150 requests at it is 75 s. */
+    private static final double RATE = 2.0;
+    private static final long CYCLE = 75_000;
+
+    @Test
+    void nothingLearnedMeansNoPacing() {
+        assertEquals(0, new AdaptivePace(POLICY, 0).rate(1_000_000));
+    }
+
+    @Test
+    void aRefusalDropsThePaceToHeadroomOfTheRateRefused() {
+        AdaptivePace pace = new AdaptivePace(POLICY, 0);
+        pace.onRefusal(RATE, 0, 0, 1);
+        assertEquals(0.9 * RATE, pace.rate(0), 1e-9);
+    }
+
+    @Test
+    void thePaceGrowsBackToTheRateRefusedThenProbesBeyondItWithoutEnd() {
+        AdaptivePace pace = new AdaptivePace(POLICY, 0);
+        pace.onRefusal(RATE, 0, 0, 1);
+        assertEquals(RATE, pace.rate(CYCLE), 1e-9, "back at the refused rate after one cycle of 150 requests");
+        assertTrue(pace.rate(CYCLE / 2) > 0.98 * RATE, "most of the cycle is spent close to it");
+        assertEquals(1.4 * RATE, pace.rate(2 * CYCLE), 1e-9, "a cycle past it, 1.4 times");
+        assertEquals(2.8 * RATE, pace.rate(2 * CYCLE + CYCLE / 4), 1e-9, "then it doubles every quarter cycle");
+        double last = 0;
+        for (long t = 0; t <= 4 * CYCLE; t += 1_000) {
+            double r = pace.rate(t);
+            assertTrue(r >= last, "never falls without a refusal");
+            assertTrue(last == 0 || r <= 2.01 * last, "never more than doubles in a second: bounded per step");
+            last = r;
+        }
+        assertTrue(last > 50 * RATE, "a limit read far too low is found again: the probe has no ceiling");
+        assertTrue(Double.isFinite(pace.rate(Long.MAX_VALUE / 2)), "and stays finite");
+    }
+
+    @Test
+    void aHostWhoseStreaksRunLongIsProbedLessOften() {
+        AdaptivePace short_ = new AdaptivePace(POLICY, 0);
+        short_.onRefusal(RATE, 0, 0, 1);
+        AdaptivePace long_ = new AdaptivePace(POLICY, 0);
+        long_.onRefusal(RATE, 0, 0, 4); // a fixed window that refused four times before it reset
+        assertEquals(RATE, short_.rate(CYCLE), 1e-9);
+        assertTrue(long_.rate(CYCLE) < 0.999 * RATE, "still under it");
+        assertEquals(RATE, long_.rate(4 * CYCLE), 1e-9, "four times the requests before the probe");
+    }
+
+    @Test
+    void aHostWhoseRefusalsAreCostlyIsProbedLessOften() {
+        AdaptivePace cheap = new AdaptivePace(POLICY, 0);
+        cheap.onRefusal(RATE, 0, 1_000, 1);
+        AdaptivePace costly = new AdaptivePace(POLICY, 0);
+        costly.onRefusal(RATE, 0, 60_000, 1); // each refusal has cost a minute's wait
+        assertEquals(RATE, cheap.rate(CYCLE), 1e-9, "back at the refused rate after the usual cycle");
+        assertTrue(costly.rate(CYCLE) < 0.999 * RATE, "still below it");
+        assertEquals(RATE, costly.rate(20 * 60_000), 1e-9, "a refusal costs at most a twentieth of a cycle");
+    }
+
+    @Test
+    void reTimingForACheaperRefusalKeepsTheRateAndShortensTheCycle() {
+        AdaptivePace pace = new AdaptivePace(POLICY, 0);
+        pace.onRefusal(RATE, 0, 60_000, 1);       // a 20-minute cycle
+        double before = pace.rate(300_000);
+        pace.retime(300_000, 0);                   // refusals are cheap now: the usual 75 s cycle
+        assertEquals(before, pace.rate(300_000), 1e-9, "no jump");
+        assertEquals(RATE, pace.rate(300_000 + CYCLE * 3 / 4), 1e-9, "back at the refused rate after the rest of a 75 s cycle");
+    }
+
+    @Test
+    void reTimingACurveThatIsAlreadyProbingResumesFromThePlateau() {
+        AdaptivePace pace = new AdaptivePace(POLICY, 0);
+        pace.onRefusal(RATE, 0, 60_000, 1);       // a 20-minute cycle
+        pace.retime(30 * 60_000, 0);               // half a cycle past the plateau, now a 75 s cycle
+        assertEquals(RATE, pace.rate(30 * 60_000), 1e-9, "back on the plateau, not many short cycles beyond it");
+    }
+
+    @Test
+    void aRefusalThatNamesNoRateFallsFromTheCurrentPace() {
+        AdaptivePace pace = new AdaptivePace(POLICY, 0);
+        pace.onRefusal(1.0, 0, 0, 1);
+        double before = pace.rate(120_000);
+        pace.onRefusal(0, 120_000, 0, 1);
+        assertEquals(0.9 * before, pace.rate(120_000), 1e-9);
+    }
+
+    @Test
+    void aRateKnownToBeALowerBoundStartsOnThePlateauAndProbesAtOnce() {
+        AdaptivePace pace = new AdaptivePace(POLICY, 0);
+        pace.fromPlateau(RATE, 1_000);
+        assertEquals(RATE, pace.rate(1_000), 1e-9);
+        assertTrue(pace.rate(1_000 + CYCLE / 2) > 1.04 * RATE, "probing already");
+    }
+
+    @Test
+    void aConfiguredRateStartsOnThePlateauAndProbesIfNeverRefused() {
+        Policy policy = Policy.builder().startRatePerSecond(0.5).build();
+        AdaptivePace pace = new AdaptivePace(policy, 1_000);
+        assertEquals(0.5, pace.rate(1_000), 1e-9);
+        assertTrue(pace.rate(1_000 + 60 * 60_000) > 0.6, "a documented limit may be too low");
+    }
+}

@@ -1,0 +1,56 @@
+package dev.retryafter.agent.engine.learn;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** How a refusal is read without a window: the pace, or what got through when that is less. */
+class RefusedRateTest {
+
+    private static final long WINDOW = 2_000;
+
+    @Test
+    void whilePacedTheRateRefusedIsThePaceWhenTheHostLetThroughAsMuch() {
+        // The last three windows before the refusal: 63 let through in 6 s, as fast as the pace.
+        assertEquals(10.3, RefusedRate.at(10.3, 63, 6_000, 0), 1e-9);
+    }
+
+    @Test
+    void aPaceThatProbedPastTheLimitRestartsFromWhatTheHostLetThrough() {
+        // A fixed window of 20 per 2 s admits 60 in 6 s however fast it is sent to: the limit, not the probe.
+        assertEquals(10.0, RefusedRate.at(10.6, 60, 6_000, 0), 1e-9);
+        // A span that is not a whole number of windows reads a little under; the pace it began with was let through.
+        assertEquals(9.9, RefusedRate.at(10.6, 58, 6_000, 9.9), 1e-9);
+    }
+
+    @Test
+    void theSpanIsSinceTheLastStreakWhenRecentElseTheLastFewWindows() {
+        assertEquals(5_000, RefusedRate.spanMillis(5_000, 6_000, WINDOW), "a streak three windows back: since it ended");
+        assertEquals(3 * WINDOW, RefusedRate.spanMillis(17_000, 18_000, WINDOW), "long ago: the last three windows, none of the dip");
+    }
+
+    @Test
+    void aStreakAFewWindowsAfterTheLastReadsWhatGotThroughSinceItEnded() {
+        // The limit fell to 4 a second: 20 got through in the 5 s since the last streak ended.
+        assertEquals(4.0, RefusedRate.at(10.0, 20, 5_000, 0), 1e-9);
+    }
+
+    @Test
+    void whatGotThroughNeverRaisesThePace() {
+        assertEquals(3.0, RefusedRate.at(3.0, 20, 5_000, 0), 1e-9);
+    }
+
+    @Test
+    void unpacedOnlyWhatGotThroughSaysAnything() {
+        assertEquals(4.0, RefusedRate.at(0, 20, 5_000, 0), 1e-9);
+        assertEquals(RefusedRate.UNKNOWN, RefusedRate.at(0, 0, 5_000, 0), 1e-9);
+    }
+
+    @Test
+    void theFirstPeriodIsWhatGotThroughOverTheTimeToRoomAgain() {
+        // 20 let through, room again 2.05 s after the first request: a 2 s window of 20, read a little low.
+        assertEquals(20 / 2.05, RefusedRate.firstPeriod(20, 1_000, 3_050), 1e-9);
+        assertEquals(RefusedRate.UNKNOWN, RefusedRate.firstPeriod(0, 1_000, 3_050), 1e-9, "a late start: the period was someone else's");
+        assertEquals(RefusedRate.UNKNOWN, RefusedRate.firstPeriod(20, 3_050, 3_050), 1e-9);
+    }
+}
