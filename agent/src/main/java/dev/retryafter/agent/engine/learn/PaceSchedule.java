@@ -16,14 +16,25 @@ public final class PaceSchedule implements Serializable {
     private final double refusedRatePerSecond;
     private final long epochMillis;
     private final long cycleMillis;
+    /** After a refused probe confirmed the plateau: how long the curve stays on it before probing again; 0 for the cubic curve. */
+    private final long probeAfterMillis;
 
     public PaceSchedule(double refusedRatePerSecond, long epochMillis, long cycleMillis) {
+        this(refusedRatePerSecond, epochMillis, cycleMillis, 0);
+    }
+
+    /** A curve that stays on the plateau for {@code probeAfterMillis} from its epoch, then probes ({@link AdaptivePace}). */
+    public PaceSchedule(double refusedRatePerSecond, long epochMillis, long cycleMillis, long probeAfterMillis) {
+        if (probeAfterMillis < 0) {
+            throw new IllegalArgumentException("a plateau lasts no negative time");
+        }
         if (!(refusedRatePerSecond > 0) || Double.isInfinite(refusedRatePerSecond) || cycleMillis <= 0) {
             throw new IllegalArgumentException("a pace needs a positive refused rate and cycle");
         }
         this.refusedRatePerSecond = refusedRatePerSecond;
         this.epochMillis = epochMillis;
         this.cycleMillis = cycleMillis;
+        this.probeAfterMillis = probeAfterMillis;
     }
 
     /** The rate the host refused, in requests per second. */
@@ -41,9 +52,21 @@ public final class PaceSchedule implements Serializable {
         return cycleMillis;
     }
 
+    /** How long the curve stays on the plateau from its epoch before probing; 0 for the cubic curve. */
+    public long probeAfterMillis() {
+        return probeAfterMillis;
+    }
+
     /** Requests per second at {@code now}. */
     public double rate(long now, double headroom) {
-        return rateAt(refusedRatePerSecond, epochMillis, cycleMillis, headroom, now);
+        return probeAfterMillis > 0 ? plateauThenProbe(refusedRatePerSecond, epochMillis, probeAfterMillis, now)
+                : rateAt(refusedRatePerSecond, epochMillis, cycleMillis, headroom, now);
+    }
+
+    /** On the plateau until the probe is due, then doubling every {@link AdaptivePace#PROBE_DOUBLING_MILLIS}. */
+    static double plateauThenProbe(double refusedRate, long epochMillis, long probeAfterMillis, long now) {
+        long probing = now - epochMillis - probeAfterMillis;
+        return probing <= 0 ? refusedRate : refusedRate * Math.pow(2, Math.min(probing / (double) AdaptivePace.PROBE_DOUBLING_MILLIS, 60));
     }
 
     /** The cubic curve: one formula for the value and the working copy in {@link AdaptivePace}. */
@@ -67,16 +90,18 @@ public final class PaceSchedule implements Serializable {
         }
         PaceSchedule other = (PaceSchedule) o;
         return Double.compare(refusedRatePerSecond, other.refusedRatePerSecond) == 0 && epochMillis == other.epochMillis
-                && cycleMillis == other.cycleMillis;
+                && cycleMillis == other.cycleMillis && probeAfterMillis == other.probeAfterMillis;
     }
 
     @Override
     public int hashCode() {
-        return Double.hashCode(refusedRatePerSecond) * 31 * 31 + Long.hashCode(epochMillis) * 31 + Long.hashCode(cycleMillis);
+        return Double.hashCode(refusedRatePerSecond) * 31 * 31 + Long.hashCode(epochMillis) * 31 + Long.hashCode(cycleMillis)
+                + Long.hashCode(probeAfterMillis) * 31 * 31 * 31;
     }
 
     @Override
     public String toString() {
-        return "PaceSchedule[refused " + refusedRatePerSecond + "/s from " + epochMillis + ", cycle " + cycleMillis + "ms]";
+        return "PaceSchedule[refused " + refusedRatePerSecond + "/s from " + epochMillis + ", cycle " + cycleMillis + "ms"
+                + (probeAfterMillis > 0 ? ", probe after " + probeAfterMillis + "ms]" : "]");
     }
 }

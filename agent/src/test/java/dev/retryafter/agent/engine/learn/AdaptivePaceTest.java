@@ -109,4 +109,64 @@ class AdaptivePaceTest {
         assertEquals(0.5, pace.rate(1_000), 1e-9);
         assertTrue(pace.rate(1_000 + 60 * 60_000) > 0.6, "a documented limit may be too low");
     }
+
+    /** 4 requests a second on a 2 s window: a cycle of 150 requests is 37.5 s, so the shortest, a minute. */
+    private static final double FAST = 4.0;
+    private static final long MINUTE = 60_000;
+    private static final long PLATEAU = 50_000;
+
+    @Test
+    void aRefusedProbeThatConfirmsThePlateauGoesBackToItWithoutTheDip() {
+        AdaptivePace pace = new AdaptivePace(POLICY, 0);
+        pace.onRefusal(FAST, 0, 1_000, 1);
+        long probeRefused = MINUTE + 20_000;
+        assertTrue(pace.rate(probeRefused) > FAST, "probing past the plateau");
+        pace.onRefusal(1.02 * FAST, probeRefused, 1_000, 1); // the same limit again
+        assertEquals(1.02 * FAST, pace.rate(probeRefused), 1e-9, "straight back to the plateau, no dip below it");
+        assertEquals(1.02 * FAST, pace.rate(probeRefused + PLATEAU), 1e-9, "and on it for 50 s");
+        assertEquals(2.04 * FAST, pace.rate(probeRefused + PLATEAU + 15_000), 1e-9, "then the probe doubles every 15 s");
+        PaceSchedule schedule = pace.schedule();
+        assertEquals(PLATEAU, schedule.probeAfterMillis());
+        assertEquals(pace.rate(probeRefused + PLATEAU + 7_000), new AdaptivePace(POLICY, schedule).rate(probeRefused + PLATEAU + 7_000), 1e-9,
+                "the schedule carries the curve");
+        pace.onRefusal(1.02 * FAST, probeRefused + PLATEAU + 5_000, 1_000, 1);
+        assertEquals(1.02 * FAST, pace.rate(probeRefused + PLATEAU + 5_000), 1e-9, "a plateau confirmed again stays cheap");
+    }
+
+    @Test
+    void aRefusalOnThePlateauOrAtAnotherRateDipsAsBefore() {
+        AdaptivePace onPlateau = new AdaptivePace(POLICY, 0);
+        onPlateau.onRefusal(FAST, 0, 1_000, 1);
+        onPlateau.onRefusal(FAST, 30_000, 1_000, 1); // refused before the probe: the reading was high
+        assertEquals(0.9 * FAST, onPlateau.rate(30_000), 1e-9);
+
+        AdaptivePace fell = new AdaptivePace(POLICY, 0);
+        fell.onRefusal(FAST, 0, 1_000, 1);
+        fell.onRefusal(0.5 * FAST, MINUTE + 20_000, 1_000, 1); // the limit fell
+        assertEquals(0.45 * FAST, fell.rate(MINUTE + 20_000), 1e-9);
+
+        AdaptivePace rose = new AdaptivePace(POLICY, 0);
+        rose.onRefusal(FAST, 0, 1_000, 1);
+        rose.onRefusal(1.3 * FAST, 2 * MINUTE, 1_000, 1); // the probe found a higher limit
+        assertEquals(0.9 * 1.3 * FAST, rose.rate(2 * MINUTE), 1e-9);
+    }
+
+    @Test
+    void aHostWhoseCycleIsLongerThanTheShortestKeepsTheDip() {
+        AdaptivePace pace = new AdaptivePace(POLICY, 0);
+        pace.onRefusal(RATE, 0, 1_000, 1); // a 75 s cycle: a probe refused there costs more than a second
+        pace.onRefusal(RATE, CYCLE + 30_000, 1_000, 1);
+        assertEquals(0.9 * RATE, pace.rate(CYCLE + 30_000), 1e-9);
+    }
+
+    @Test
+    void reTimingAPlateauResumesTheCubicCurveFromIt() {
+        AdaptivePace pace = new AdaptivePace(POLICY, 0);
+        pace.onRefusal(FAST, 0, 1_000, 1);
+        pace.onRefusal(FAST, MINUTE + 20_000, 1_000, 1);
+        pace.retime(MINUTE + 30_000, 0);
+        assertEquals(FAST, pace.rate(MINUTE + 30_000), 1e-9, "no jump");
+        assertEquals(0, pace.schedule().probeAfterMillis());
+        assertEquals(1.4 * FAST, pace.rate(2 * MINUTE + 30_000), 1e-9, "the cubic curve's probe, a cycle on");
+    }
 }
