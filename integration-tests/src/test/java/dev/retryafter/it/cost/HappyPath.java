@@ -202,9 +202,12 @@ final class HappyPath {
                 ChildJvm.Result result = child.finish();
                 long total = ResultLine.first(result, HappyPathLoad.RESULT).number("total");
                 boolean agent = arms.get(i).agentArgument() != null;
+                boolean shared = result.stderr.contains("knowledge in redis://") && !result.stderr.contains("WARN retry-after-agent");
+                if (!shared && result.stderr.contains("redis://")) {
+                    System.out.println("a fleet store's run was not shared throughout; its agent said:\n" + result.stderr);
+                }
                 arms.get(i).runs().add(new Run(warmUps.get(i), sums[i][0], sums[i][1], sums[i][2], total,
-                        agent ? ClientChild.agentCounted(result, server) : -1,
-                        result.stderr.contains("knowledge in redis://") && !result.stderr.contains("WARN retry-after-agent")));
+                        agent ? ClientChild.agentCounted(result, server) : -1, shared));
             }
         } finally {
             children.forEach(child -> child.process.destroyForcibly());
