@@ -3,19 +3,19 @@ package dev.retryafter.it.attached;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** Tests in this package run in surefire's agent-attached execution, where the test JVM carries the agent. */
+/** Tests in this package run in a JVM that carries the agent: {@code AttachedClientSuiteTest} starts it. */
 final class Hooks {
 
     private Hooks() {
     }
 
     /**
-     * Skips outside the agent-attached execution (a {@code -Dtest=} filter runs these classes in the
-     * plain one too); inside it, a missing agent is a failure, never a skip.
+     * Skips in a JVM not started to carry the agent (a {@code -Dtest=} filter runs these classes in
+     * the plain test JVM too); in one that was, a missing agent is a failure, never a skip.
      */
     static void requireAgent() {
-        assumeTrue(Boolean.getBoolean("agent.attached"), "runs in surefire's agent-attached execution");
-        assertTrue(areInstalled(), "the agent-attached execution has no agent: see argLine in integration-tests/pom.xml");
+        assumeTrue(Boolean.getBoolean("agent.attached"), "runs in the JVM AttachedClientSuiteTest starts");
+        assertTrue(areInstalled(), "the JVM started to carry the agent has none: see AttachedClientSuiteTest");
     }
 
     private static boolean areInstalled() {

@@ -13,7 +13,6 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -29,9 +28,6 @@ class CostBenchmarkSmokeTest {
     @BeforeAll
     @Timeout(value = 900, unit = TimeUnit.SECONDS) // a hang, not slowness: CI runs it beside other tests on two cores, on five JDKs
     static void runTheSmokeBenchmark() throws Exception {
-        // -Dtest selects this class in the agent-attached execution too, where it would only run again:
-        // the agent in the test JVM plays no part in a benchmark of child JVMs.
-        assumeFalse(Boolean.getBoolean("agent.attached"), "runs in the default execution only");
         CostBenchmark.defaultHarnessProperties();
         settings = CostSettings.smoke();
         report = CostBenchmark.run(settings);

@@ -29,8 +29,11 @@ public final class ChildJvm {
 
     private static final AtomicLong RUNS = new AtomicLong();
 
-    /** {@code -Dchild.jvms=N}; by default two per processor: children mostly wait out refusals. */
-    public static final int AT_ONCE = Integer.getInteger("child.jvms", 2 * Runtime.getRuntime().availableProcessors());
+    /**
+     * {@code -Dchild.jvms=N}; by default three per processor: children mostly wait out refusals (the
+     * lying-header matrix's JVMs and their portals used a quarter of a core per second of test).
+     */
+    public static final int AT_ONCE = Integer.getInteger("child.jvms", 3 * Runtime.getRuntime().availableProcessors());
     private static final Semaphore TURNS = new Semaphore(AT_ONCE, true);
     /** Children of this thread still running; the turn is taken at the first and given back after the last. */
     private static final ThreadLocal<AtomicInteger> RUNNING = ThreadLocal.withInitial(AtomicInteger::new);
