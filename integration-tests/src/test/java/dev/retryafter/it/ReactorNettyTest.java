@@ -8,7 +8,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import java.util.stream.Stream;
 
 /**
- * Reactor Netty's HttpClient 1.1 and 1.0 (on Netty 4.1, from Java 8), unchanged and built with its defaults: the legacy
+ * Reactor Netty's HttpClient 1.2 (Spring Boot 3.4 and 3.5's), 1.1 and 1.0 (on Netty 4.1, from Java 8), unchanged and built with its defaults: the legacy
  * scraper on {@code get().uri(url).responseSingle(...)}. 1.3 runs on 17 and 25 in the in-process suite
  * ({@code ReactorNettyAttachedTest}), and under Spring's WebClient 5.3 on 1.0 ({@link SpringWebClientTest}).
  */
@@ -30,7 +30,7 @@ class ReactorNettyTest extends AbstractChildJvmClientSuite {
     Stream<Arguments> lyingPortals() {
         return Stream.of(Arguments.of(setup("1.1", Jdk.JAVA_8), Behaviour.ALWAYS_ZERO, FETCHER),
                 Arguments.of(setup("1.1", Jdk.JAVA_11), Behaviour.CONSTANT_OVERSTATED, FETCHER),
-                Arguments.of(setup("1.1", Jdk.JAVA_21), Behaviour.ALWAYS_ZERO, FETCHER));
+                Arguments.of(setup("1.2", Jdk.JAVA_21), Behaviour.ALWAYS_ZERO, FETCHER));
     }
 
     /** On 8, where a body function's captured publisher is read from a lambda of Java 8's making. */
