@@ -39,9 +39,11 @@ final class HappyPath {
 
     /**
      * One child JVM's measured slices, summed, and how long its warm-up took. {@code agentCounted} is -1 without
-     * the agent; {@code shared}, with the fleet store, that it said so at start and warned of nothing.
+     * the agent; with the fleet store, {@code onRedis} that it said so at start, {@code shared} that it also warned
+     * of nothing (a call slower than the store's timeout, on a busy machine, is a warning and a run of its own knowledge).
      */
-    record Run(long warmUpMillis, long requests, long nanos, long cpuNanos, long total, long agentCounted, boolean shared) {
+    record Run(long warmUpMillis, long requests, long nanos, long cpuNanos, long total, long agentCounted, boolean onRedis,
+               boolean shared) {
 
         double perSecond() {
             return requests * 1e9 / nanos;
@@ -202,12 +204,13 @@ final class HappyPath {
                 ChildJvm.Result result = child.finish();
                 long total = ResultLine.first(result, HappyPathLoad.RESULT).number("total");
                 boolean agent = arms.get(i).agentArgument() != null;
-                boolean shared = result.stderr.contains("knowledge in redis://") && !result.stderr.contains("WARN retry-after-agent");
+                boolean onRedis = result.stderr.contains("knowledge in redis://");
+                boolean shared = onRedis && !result.stderr.contains("WARN retry-after-agent");
                 if (!shared && result.stderr.contains("redis://")) {
                     System.out.println("a fleet store's run was not shared throughout; its agent said:\n" + result.stderr);
                 }
                 arms.get(i).runs().add(new Run(warmUps.get(i), sums[i][0], sums[i][1], sums[i][2], total,
-                        agent ? ClientChild.agentCounted(result, server) : -1, shared));
+                        agent ? ClientChild.agentCounted(result, server) : -1, onRedis, shared));
             }
         } finally {
             children.forEach(child -> child.process.destroyForcibly());
