@@ -27,9 +27,10 @@ public final class AttachedSuiteMain {
 
     public static void main(String[] args) {
         String testPackage = args[0];
+        String classNames = args.length > 1 ? args[1] : ".*Test"; // a regular expression, to run one class by hand
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(selectPackage(testPackage))
-                .filters(includeClassNamePatterns(".*Test"))
+                .filters(includeClassNamePatterns(classNames))
                 .build();
         Launcher launcher = LauncherFactory.create();
         SummaryGeneratingListener listener = new SummaryGeneratingListener();
