@@ -60,7 +60,19 @@ public final class ScriptedServer implements AutoCloseable {
     public final List<Integer> clientPorts = new CopyOnWriteArrayList<>();
 
     public ScriptedServer(IntFunction<Reply> script) throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        this(script, null);
+    }
+
+    /** Over TLS where {@code tls} is given (its key the server's certificate), else plain HTTP. */
+    public ScriptedServer(IntFunction<Reply> script, javax.net.ssl.SSLContext tls) throws IOException {
+        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        if (tls == null) {
+            server = HttpServer.create(loopback, 16);
+        } else {
+            com.sun.net.httpserver.HttpsServer https = com.sun.net.httpserver.HttpsServer.create(loopback, 16);
+            https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
+            server = https;
+        }
         server.setExecutor(Executors.newCachedThreadPool(task -> {
             Thread thread = new Thread(task, "scripted-server");
             thread.setDaemon(true);
@@ -90,7 +102,8 @@ public final class ScriptedServer implements AutoCloseable {
     }
 
     public String url(String path) {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+        String scheme = server instanceof com.sun.net.httpserver.HttpsServer ? "https" : "http";
+        return scheme + "://127.0.0.1:" + server.getAddress().getPort() + path;
     }
 
     public int port() {
