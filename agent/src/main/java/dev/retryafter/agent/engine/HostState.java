@@ -453,7 +453,7 @@ public final class HostState {
      * re-characterised. Returns the change, or null if nothing changed. Takes this state's lock only
      * when a streak ended.
      */
-    Recovered onAdmitted(long now, long sentAt) {
+    Told onAdmitted(long now, long sentAt) {
         store.recordAdmitted(key, now); // the store counts successes: a fleet's ceiling is every JVM's
         if (probing) {
             endProbing();
@@ -504,18 +504,7 @@ public final class HostState {
         return decision;
     }
 
-    /** A streak that ended: the category's change, if any, and what its end taught, if anything. */
-    static final class Recovered {
-        final CharacterisationChange change;
-        final Learned learned;
-
-        Recovered(CharacterisationChange change, Learned learned) {
-            this.change = change;
-            this.learned = learned;
-        }
-    }
-
-    private synchronized Recovered onRecovered(long now, KnowledgeStore.StreakEnd end) {
+    private synchronized Told onRecovered(long now, KnowledgeStore.StreakEnd end) {
         long recovery = now - end.streak().startedAtMillis();
         Characterisation before = end.before().characterisation(learnedWindowMillis);
         Characterisation after = end.after().characterisation(learnedWindowMillis);
@@ -539,7 +528,7 @@ public final class HostState {
         }
         Learned learned = nextStreakOpen ? null : learnFirstPeriod(now, end);
         boolean changed = before.category() != after.category() || after.medianMovedFarFrom(before);
-        return changed || learned != null ? new Recovered(changed ? new CharacterisationChange(before, after, recovery) : null, learned)
+        return changed || learned != null ? new Told(null, changed ? new CharacterisationChange(before, after, recovery) : null, learned)
                 : null;
     }
 
@@ -605,13 +594,18 @@ public final class HostState {
         return new Learned(key, admitted, learnedWindowMillis, pace.rate(now));
     }
 
-    /** A refusal, decided on and applied; what it taught, if it began a streak. */
-    static final class Refused {
+    /**
+     * What a response did to the host, for the listener: a refusal's decision, or the category's change
+     * when a streak ended; and what either taught (a ceiling, a pace). Each null when there is none.
+     */
+    static final class Told {
         final Decision decision;
+        final CharacterisationChange change;
         final Learned learned;
 
-        Refused(Decision decision, Learned learned) {
+        Told(Decision decision, CharacterisationChange change, Learned learned) {
             this.decision = decision;
+            this.change = change;
             this.learned = learned;
         }
     }
@@ -622,7 +616,7 @@ public final class HostState {
      * In observe mode it is learned and applied to what is known of the host all the same (so the
      * would-be figures, and a switch to enforce, start from the truth); only the traffic is left alone.
      */
-    synchronized Refused onRefusal(long now, long sentAt, int status, RetryAfter header, int attempt,
+    synchronized Told onRefusal(long now, long sentAt, int status, RetryAfter header, int attempt,
                                    boolean replayable, double random, Mode mode) {
         refusals++;
         lastRefusalMillis = now;
@@ -675,7 +669,7 @@ public final class HostState {
         apply(decision, now, counted);
         lastDecision = decision;
         lastDecisionMillis = now;
-        return new Refused(decision, learned);
+        return new Told(decision, null, learned);
     }
 
     private void apply(Decision decision, long now, HostKnowledge known) {
