@@ -92,6 +92,7 @@ public final class HostState {
     private long blockCostMillis;
     // Counters for the report, guarded by this.
     private long refusals;
+    private final RefusalsByStatus refusalsByStatus = new RefusalsByStatus();
     private long retries;
     private long gaveUp;
     private long holds;
@@ -619,6 +620,7 @@ public final class HostState {
     synchronized Told onRefusal(long now, long sentAt, int status, RetryAfter header, int attempt,
                                    boolean replayable, double random, Mode mode) {
         refusals++;
+        refusalsByStatus.add(status);
         lastRefusalMillis = now;
         HostKnowledge known = knowledge();
         PaceSchedule pace = paceOf(known);
@@ -780,7 +782,7 @@ public final class HostState {
     public synchronized HostSnapshot snapshot(long now) {
         Policy policy = this.policy;
         HostKnowledge known = knowledge();
-        return new HostSnapshot(key, policy.name(), sends.get(), refusals, retries, gaveUp, waitedMillis, longestWaitMillis,
+        return new HostSnapshot(key, policy.name(), sends.get(), refusals, refusalsByStatus.pairs(), retries, gaveUp, waitedMillis, longestWaitMillis,
                 Decide.categoryOf(policy, known, learnedWindowMillis), known.characterisation(learnedWindowMillis).rawMedianRatio(),
                 known.learnedCeiling().orElse(LearnedLimit.NONE), windowMillis(),
                 AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests,
