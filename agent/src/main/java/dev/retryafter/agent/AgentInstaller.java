@@ -126,7 +126,7 @@ final class AgentInstaller {
                 log.error("no metrics endpoint: it could not be started (" + t + "); the agent governs as ever");
             }
         }
-        CommandMailbox.start(beans, instrumentation, RetryAfterAgent.version(), log);
+        CommandMailbox.start(beans);
     }
 
     /** Where changed client classes are kept for the next run; null for nowhere (off, or no home directory). */

@@ -43,10 +43,11 @@ public final class ManagementBeans {
 
     private final RetryEngine engine;
     private final GoverningSwitch governing;
-    private final String version;
-    private final AgentLogger log;
-    /** Where the status goes for {@code status PID}; null for no status there. */
-    private final Instrumentation instrumentation;
+    /** Read by the command line's mailbox too, which steers these beans. */
+    final String version;
+    final AgentLogger log;
+    /** Where the status goes for {@code status PID}, and the mark {@code list} reads; null for no status there. */
+    final Instrumentation instrumentation;
     private final PolicyControls policies;
     /** Made on the MBeans' thread: its MXBean interface and what it names cost start-up time otherwise. Guarded by this. */
     private AgentView agent;
