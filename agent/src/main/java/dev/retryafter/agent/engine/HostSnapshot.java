@@ -47,8 +47,8 @@ public final class HostSnapshot {
      */
     public final WaitsByCause waitedByCause;
 
-    HostSnapshot(String host, String policy, long requests, long refusals, long[][] refusalsByStatus, long retries, long gaveUp, long waitedMillis,
-                 long longestWaitMillis, Category category, double medianRatio, int learnedCeiling, long windowMillis,
+    HostSnapshot(String host, String policy, long requests, long refusals, long[][] refusalsByStatus, long retries, long gaveUp,
+                 long waitedMillis, long longestWaitMillis, Category category, double medianRatio, int learnedCeiling, long windowMillis,
                  double pacePerSecond, long holds, long heldRequests, long holdUntilMillis, int inFlight, int maxConcurrency,
                  Decision lastDecision, long lastDecisionMillis, ObservedCounts observed, String hints,
                  WaitsByCause waitedByCause) {

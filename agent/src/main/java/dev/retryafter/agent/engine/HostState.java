@@ -451,8 +451,8 @@ public final class HostState {
     /**
      * A response the host let through. If the request went out after the current streak's first
      * refusal, the streak is over: its recovery is measured, not assumed, and the host is
-     * re-characterised. Returns the change, or null if nothing changed. Takes this state's lock only
-     * when a streak ended.
+     * re-characterised. Returns the change and what the streak's end taught, or null if nothing changed.
+     * Takes this state's lock only when a streak ended.
      */
     Told onAdmitted(long now, long sentAt) {
         store.recordAdmitted(key, now); // the store counts successes: a fleet's ceiling is every JVM's
@@ -618,7 +618,7 @@ public final class HostState {
      * would-be figures, and a switch to enforce, start from the truth); only the traffic is left alone.
      */
     synchronized Told onRefusal(long now, long sentAt, int status, RetryAfter header, int attempt,
-                                   boolean replayable, double random, Mode mode) {
+                                boolean replayable, double random, Mode mode) {
         refusals++;
         refusalsByStatus.add(status);
         lastRefusalMillis = now;
@@ -782,9 +782,9 @@ public final class HostState {
     public synchronized HostSnapshot snapshot(long now) {
         Policy policy = this.policy;
         HostKnowledge known = knowledge();
-        return new HostSnapshot(key, policy.name(), sends.get(), refusals, refusalsByStatus.pairs(), retries, gaveUp, waitedMillis, longestWaitMillis,
-                Decide.categoryOf(policy, known, learnedWindowMillis), known.characterisation(learnedWindowMillis).rawMedianRatio(),
-                known.learnedCeiling().orElse(LearnedLimit.NONE), windowMillis(),
+        return new HostSnapshot(key, policy.name(), sends.get(), refusals, refusalsByStatus.pairs(), retries, gaveUp, waitedMillis,
+                longestWaitMillis, Decide.categoryOf(policy, known, learnedWindowMillis),
+                known.characterisation(learnedWindowMillis).rawMedianRatio(), known.learnedCeiling().orElse(LearnedLimit.NONE), windowMillis(),
                 AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests,
                 known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE, permits.inUse(), learnedCap.cap(),
                 lastDecision, lastDecisionMillis,
