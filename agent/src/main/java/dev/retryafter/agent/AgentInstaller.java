@@ -19,7 +19,6 @@ import dev.retryafter.agent.jmx.CommandMailbox;
 import dev.retryafter.agent.jmx.ManagementBeans;
 import dev.retryafter.agent.metrics.MetricsEndpoint;
 import dev.retryafter.agent.metrics.MetricsPage;
-import dev.retryafter.agent.metrics.RefusalsByStatus;
 import dev.retryafter.agent.store.redis.FleetStores;
 import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
 import dev.retryafter.agent.report.DecisionLog;
@@ -50,10 +49,8 @@ final class AgentInstaller {
         AgentLogger log = AgentLog.logger();
         Clock clock = Clock.system();
         DecisionLog decisions = new DecisionLog(log, clock);
-        // Only with an endpoint: the refusals' split by status is the one figure the engine does not keep.
-        RefusalsByStatus refusalsByStatus = config.metrics() == null ? null : new RefusalsByStatus(decisions);
         RetryEngine.Builder builder = RetryEngine.builder().clock(clock).policies(config.policies()).mode(config.mode())
-                .listener(refusalsByStatus != null ? refusalsByStatus : decisions);
+                .listener(decisions);
         FileKnowledgeStore state = openState(config.stateFile(), clock, log);
         // With both a state file and a fleet store, the file is this JVM's copy under the fleet's:
         // read at start, written as ever, and what the JVM carries on with while Redis is gone.
@@ -122,14 +119,14 @@ final class AgentInstaller {
         } catch (Throwable t) { // the agent is on all the same: only reloading is lost
             AgentLog.failure("watching the policy file for changes", t);
         }
-        if (refusalsByStatus != null) {
+        if (config.metrics() != null) {
             try {
-                MetricsEndpoint.start(config.metrics(), new MetricsPage(engine, governing, refusalsByStatus, RetryAfterAgent.version()), log);
+                MetricsEndpoint.start(config.metrics(), new MetricsPage(engine, governing, RetryAfterAgent.version()), log);
             } catch (Throwable t) { // the agent is on all the same: only the metrics are lost
                 log.error("no metrics endpoint: it could not be started (" + t + "); the agent governs as ever");
             }
         }
-        CommandMailbox.start(beans, instrumentation, RetryAfterAgent.version(), log);
+        CommandMailbox.start(beans);
     }
 
     /** Where changed client classes are kept for the next run; null for nowhere (off, or no home directory). */

@@ -34,26 +34,26 @@ public final class Policies implements PolicyLookup {
      * for {@link #policyFor}.
      */
     public boolean isShared(String host, int port) {
-        for (Entry entry : entries) {
-            for (HostPattern pattern : entry.hosts) {
-                if (pattern.matches(host, port)) {
-                    return entry.shared;
-                }
-            }
-        }
-        return defaultShared;
+        Entry entry = entryFor(host, port);
+        return entry != null ? entry.shared : defaultShared;
     }
 
     @Override
     public Policy policyFor(String host, int port) {
+        Entry entry = entryFor(host, port);
+        return entry != null ? entry.policy : defaults;
+    }
+
+    /** The first policy that names {@code host:port}; null when none does. */
+    private Entry entryFor(String host, int port) {
         for (Entry entry : entries) {
             for (HostPattern pattern : entry.hosts) {
                 if (pattern.matches(host, port)) {
-                    return entry.policy;
+                    return entry;
                 }
             }
         }
-        return defaults;
+        return null;
     }
 
     public Policy defaults() {

@@ -345,29 +345,33 @@ public final class Call {
                     return sendsAgain(blocked);
                 }
             } else {
-                HostState.Recovered recovered = state.onAdmitted(now, sentAt);
+                HostState.Told recovered = state.onAdmitted(now, sentAt);
                 if (recovered != null) {
-                    if (recovered.change != null) {
-                        engine.listener.onRecharacterised(state, recovered.change);
-                    }
-                    if (recovered.learned != null) {
-                        engine.listener.onLearned(state, recovered.learned);
-                    }
+                    tell(state, recovered);
                 }
             }
             return false;
         }
         RetryAfter header = RetryAfterParser.parse(retryAfter, now);
-        HostState.Refused refused = state.onRefusal(now, sentAt, status, header, attempt, replayable, engine.random.getAsDouble(), mode);
-        Decision decision = refused.decision;
-        engine.listener.onRefusal(state, decision);
-        if (refused.learned != null) {
-            engine.listener.onLearned(state, refused.learned);
-        }
+        HostState.Told refused = state.onRefusal(now, sentAt, status, header, attempt, replayable, engine.random.getAsDouble(), mode);
+        tell(state, refused);
         // Recorded only once told: a listener that throws makes the caller hand this response back,
         // and retryRequested() must then agree with it.
-        lastDecision = decision;
-        return sendsAgain(decision);
+        lastDecision = refused.decision;
+        return sendsAgain(refused.decision);
+    }
+
+    /** Tells the listener what a response did, in order: the refusal or the category's change, then what it taught. */
+    private void tell(HostState state, HostState.Told told) {
+        if (told.decision != null) {
+            engine.listener.onRefusal(state, told.decision);
+        }
+        if (told.change != null) {
+            engine.listener.onRecharacterised(state, told.change);
+        }
+        if (told.learned != null) {
+            engine.listener.onLearned(state, told.learned);
+        }
     }
 
     /**

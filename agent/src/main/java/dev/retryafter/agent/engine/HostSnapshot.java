@@ -15,6 +15,7 @@ public final class HostSnapshot {
     public final String policy;
     public final long requests;
     public final long refusals;
+    private final long[][] refusalsByStatus;
     public final long retries;
     public final long gaveUp;
     /** All the time requests to this host spent waiting, as measured. */
@@ -46,8 +47,8 @@ public final class HostSnapshot {
      */
     public final WaitsByCause waitedByCause;
 
-    HostSnapshot(String host, String policy, long requests, long refusals, long retries, long gaveUp, long waitedMillis,
-                 long longestWaitMillis, Category category, double medianRatio, int learnedCeiling, long windowMillis,
+    HostSnapshot(String host, String policy, long requests, long refusals, long[][] refusalsByStatus, long retries, long gaveUp,
+                 long waitedMillis, long longestWaitMillis, Category category, double medianRatio, int learnedCeiling, long windowMillis,
                  double pacePerSecond, long holds, long heldRequests, long holdUntilMillis, int inFlight, int maxConcurrency,
                  Decision lastDecision, long lastDecisionMillis, ObservedCounts observed, String hints,
                  WaitsByCause waitedByCause) {
@@ -55,6 +56,7 @@ public final class HostSnapshot {
         this.policy = policy;
         this.requests = requests;
         this.refusals = refusals;
+        this.refusalsByStatus = refusalsByStatus;
         this.retries = retries;
         this.gaveUp = gaveUp;
         this.waitedMillis = waitedMillis;
@@ -74,6 +76,14 @@ public final class HostSnapshot {
         this.observed = observed;
         this.hints = hints;
         this.waitedByCause = waitedByCause;
+    }
+
+    /**
+     * {@link #refusals} by status, as {status, count} pairs in order of status; empty when none. A block
+     * status's hold ({@link Reason#HOLD_BLOCKED}) is a hold, not a refusal, and is in neither.
+     */
+    public long[][] refusalsByStatus() {
+        return refusalsByStatus;
     }
 
     /** Recovery over header, median over the recent streaks; empty when no refusal carried a header. */

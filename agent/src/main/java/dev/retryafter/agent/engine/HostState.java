@@ -92,6 +92,7 @@ public final class HostState {
     private long blockCostMillis;
     // Counters for the report, guarded by this.
     private long refusals;
+    private final RefusalsByStatus refusalsByStatus = new RefusalsByStatus();
     private long retries;
     private long gaveUp;
     private long holds;
@@ -450,10 +451,10 @@ public final class HostState {
     /**
      * A response the host let through. If the request went out after the current streak's first
      * refusal, the streak is over: its recovery is measured, not assumed, and the host is
-     * re-characterised. Returns the change, or null if nothing changed. Takes this state's lock only
-     * when a streak ended.
+     * re-characterised. Returns the change and what the streak's end taught, or null if nothing changed.
+     * Takes this state's lock only when a streak ended.
      */
-    Recovered onAdmitted(long now, long sentAt) {
+    Told onAdmitted(long now, long sentAt) {
         store.recordAdmitted(key, now); // the store counts successes: a fleet's ceiling is every JVM's
         if (probing) {
             endProbing();
@@ -504,18 +505,7 @@ public final class HostState {
         return decision;
     }
 
-    /** A streak that ended: the category's change, if any, and what its end taught, if anything. */
-    static final class Recovered {
-        final CharacterisationChange change;
-        final Learned learned;
-
-        Recovered(CharacterisationChange change, Learned learned) {
-            this.change = change;
-            this.learned = learned;
-        }
-    }
-
-    private synchronized Recovered onRecovered(long now, KnowledgeStore.StreakEnd end) {
+    private synchronized Told onRecovered(long now, KnowledgeStore.StreakEnd end) {
         long recovery = now - end.streak().startedAtMillis();
         Characterisation before = end.before().characterisation(learnedWindowMillis);
         Characterisation after = end.after().characterisation(learnedWindowMillis);
@@ -539,7 +529,7 @@ public final class HostState {
         }
         Learned learned = nextStreakOpen ? null : learnFirstPeriod(now, end);
         boolean changed = before.category() != after.category() || after.medianMovedFarFrom(before);
-        return changed || learned != null ? new Recovered(changed ? new CharacterisationChange(before, after, recovery) : null, learned)
+        return changed || learned != null ? new Told(null, changed ? new CharacterisationChange(before, after, recovery) : null, learned)
                 : null;
     }
 
@@ -605,13 +595,18 @@ public final class HostState {
         return new Learned(key, admitted, learnedWindowMillis, pace.rate(now));
     }
 
-    /** A refusal, decided on and applied; what it taught, if it began a streak. */
-    static final class Refused {
+    /**
+     * What a response did to the host, for the listener: a refusal's decision, or the category's change
+     * when a streak ended; and what either taught (a ceiling, a pace). Each null when there is none.
+     */
+    static final class Told {
         final Decision decision;
+        final CharacterisationChange change;
         final Learned learned;
 
-        Refused(Decision decision, Learned learned) {
+        Told(Decision decision, CharacterisationChange change, Learned learned) {
             this.decision = decision;
+            this.change = change;
             this.learned = learned;
         }
     }
@@ -622,9 +617,10 @@ public final class HostState {
      * In observe mode it is learned and applied to what is known of the host all the same (so the
      * would-be figures, and a switch to enforce, start from the truth); only the traffic is left alone.
      */
-    synchronized Refused onRefusal(long now, long sentAt, int status, RetryAfter header, int attempt,
-                                   boolean replayable, double random, Mode mode) {
+    synchronized Told onRefusal(long now, long sentAt, int status, RetryAfter header, int attempt,
+                                boolean replayable, double random, Mode mode) {
         refusals++;
+        refusalsByStatus.add(status);
         lastRefusalMillis = now;
         HostKnowledge known = knowledge();
         PaceSchedule pace = paceOf(known);
@@ -675,7 +671,7 @@ public final class HostState {
         apply(decision, now, counted);
         lastDecision = decision;
         lastDecisionMillis = now;
-        return new Refused(decision, learned);
+        return new Told(decision, null, learned);
     }
 
     private void apply(Decision decision, long now, HostKnowledge known) {
@@ -786,9 +782,9 @@ public final class HostState {
     public synchronized HostSnapshot snapshot(long now) {
         Policy policy = this.policy;
         HostKnowledge known = knowledge();
-        return new HostSnapshot(key, policy.name(), sends.get(), refusals, retries, gaveUp, waitedMillis, longestWaitMillis,
-                Decide.categoryOf(policy, known, learnedWindowMillis), known.characterisation(learnedWindowMillis).rawMedianRatio(),
-                known.learnedCeiling().orElse(LearnedLimit.NONE), windowMillis(),
+        return new HostSnapshot(key, policy.name(), sends.get(), refusals, refusalsByStatus.pairs(), retries, gaveUp, waitedMillis,
+                longestWaitMillis, Decide.categoryOf(policy, known, learnedWindowMillis),
+                known.characterisation(learnedWindowMillis).rawMedianRatio(), known.learnedCeiling().orElse(LearnedLimit.NONE), windowMillis(),
                 AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests,
                 known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE, permits.inUse(), learnedCap.cap(),
                 lastDecision, lastDecisionMillis,

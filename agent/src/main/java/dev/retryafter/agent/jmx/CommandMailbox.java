@@ -1,9 +1,7 @@
 package dev.retryafter.agent.jmx;
 
-import dev.retryafter.agent.log.AgentLogger;
 
 import java.io.IOException;
-import java.lang.instrument.Instrumentation;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -55,26 +53,21 @@ public final class CommandMailbox implements Runnable {
     private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(PosixFilePermission.OWNER_READ,
             PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
 
+    /** What the mailbox steers, and the agent's version, log and instrumentation, which the beans were made with. */
     private final ManagementBeans beans;
-    private final Instrumentation instrumentation;
-    private final String version;
-    private final AgentLogger log;
 
-    private CommandMailbox(ManagementBeans beans, Instrumentation instrumentation, String version, AgentLogger log) {
+    private CommandMailbox(ManagementBeans beans) {
         this.beans = beans;
-        this.instrumentation = instrumentation;
-        this.version = version;
-        this.log = log;
     }
 
     /** Starts the mailbox's daemon thread; never throws. */
-    public static void start(ManagementBeans beans, Instrumentation instrumentation, String version, AgentLogger log) {
+    public static void start(ManagementBeans beans) {
         try {
-            Thread thread = new Thread(new CommandMailbox(beans, instrumentation, version, log), "retry-after-agent-commands");
+            Thread thread = new Thread(new CommandMailbox(beans), "retry-after-agent-commands");
             thread.setDaemon(true);
             thread.start();
         } catch (Throwable t) {
-            log.warn("the command line cannot steer this JVM: the thread that takes its requests did not start (" + t + ")");
+            beans.log.warn("the command line cannot steer this JVM: the thread that takes its requests did not start (" + t + ")");
         }
     }
 
@@ -87,15 +80,15 @@ public final class CommandMailbox implements Runnable {
             return;
         }
         try {
-            ListMarker.publish(instrumentation, version);
+            ListMarker.publish(beans.instrumentation, beans.version);
         } catch (Throwable t) {
-            log.debug("list cannot mark this JVM (its performance counters cannot be written: {})", String.valueOf(t));
+            beans.log.debug("list cannot mark this JVM (its performance counters cannot be written: {})", String.valueOf(t));
         }
         Path box;
         try {
             box = open();
         } catch (Throwable t) {
-            log.info("the command line cannot steer this JVM ({}); JMX can", String.valueOf(t));
+            beans.log.info("the command line cannot steer this JVM ({}); JMX can", String.valueOf(t));
             return;
         }
         System.setProperty(PROPERTY, box.toString());
@@ -116,7 +109,7 @@ public final class CommandMailbox implements Runnable {
                 return;
             } catch (Throwable t) {
                 System.clearProperty(PROPERTY);
-                log.warn("the command line can no longer steer this JVM ({}); JMX can", String.valueOf(t));
+                beans.log.warn("the command line can no longer steer this JVM ({}); JMX can", String.valueOf(t));
                 return;
             }
         }
@@ -242,7 +235,7 @@ public final class CommandMailbox implements Runnable {
             case "policy":
                 return new Outcome(true, agent.describePolicies(argument));
             default:
-                return new Outcome(false, "the agent in this JVM (" + version + ") does not know '" + verb + "' (request "
+                return new Outcome(false, "the agent in this JVM (" + beans.version + ") does not know '" + verb + "' (request "
                         + Arrays.toString(lines) + "); use the command line of the same version");
         }
     }

@@ -94,25 +94,35 @@ final class DescribedMBean extends StandardMBean {
 
     @Override
     protected String getDescription(MBeanAttributeInfo info) {
-        String text = texts.get(info.getName());
-        return text != null ? text : super.getDescription(info);
+        return text(info.getName(), super.getDescription(info));
     }
 
     @Override
     protected String getDescription(MBeanOperationInfo info) {
-        String text = texts.get(info.getName());
-        return text != null ? text : super.getDescription(info);
+        return text(info.getName(), super.getDescription(info));
     }
 
     @Override
     protected String getParameterName(MBeanOperationInfo operation, MBeanParameterInfo parameter, int sequence) {
-        String[][] named = parameters.get(operation.getName());
-        return named != null && sequence < named.length ? named[sequence][0] : super.getParameterName(operation, parameter, sequence);
+        String[] named = parameter(operation, sequence);
+        return named != null ? named[0] : super.getParameterName(operation, parameter, sequence);
     }
 
     @Override
     protected String getDescription(MBeanOperationInfo operation, MBeanParameterInfo parameter, int sequence) {
+        String[] named = parameter(operation, sequence);
+        return named != null ? named[1] : super.getDescription(operation, parameter, sequence);
+    }
+
+    /** The text of an attribute or operation; {@code otherwise} when it has none. */
+    private String text(String name, String otherwise) {
+        String text = texts.get(name);
+        return text != null ? text : otherwise;
+    }
+
+    /** The operation's parameter's name and description; null when it has none. */
+    private String[] parameter(MBeanOperationInfo operation, int sequence) {
         String[][] named = parameters.get(operation.getName());
-        return named != null && sequence < named.length ? named[sequence][1] : super.getDescription(operation, parameter, sequence);
+        return named != null && sequence < named.length ? named[sequence] : null;
     }
 }

@@ -22,10 +22,6 @@ final class HostView implements HostMXBean {
         this.engine = engine;
     }
 
-    HostState host() {
-        return host;
-    }
-
     private HostSnapshot now() {
         return host.snapshot(engine.now());
     }

@@ -43,18 +43,19 @@ public final class ManagementBeans {
 
     private final RetryEngine engine;
     private final GoverningSwitch governing;
-    private final String version;
-    private final AgentLogger log;
-    /** Where the status goes for {@code status PID}; null for no status there. */
-    private final Instrumentation instrumentation;
+    /** Read by the command line's mailbox too, which steers these beans. */
+    final String version;
+    final AgentLogger log;
+    /** Where the status goes for {@code status PID}, and the mark {@code list} reads; null for no status there. */
+    final Instrumentation instrumentation;
     private final PolicyControls policies;
     /** Made on the MBeans' thread: its MXBean interface and what it names cost start-up time otherwise. Guarded by this. */
     private AgentView agent;
     private String policySource;
     private long policyLoadedAtMillis;
     private final AtomicBoolean started = new AtomicBoolean();
-    /** Only the sync thread touches this. */
-    private final Map<String, Registered> hosts = new HashMap<>();
+    /** The host state each host's MBean was made for, by key. Only the sync thread touches this. */
+    private final Map<String, HostState> hosts = new HashMap<>();
     private boolean saidTooMany;
 
     public ManagementBeans(RetryEngine engine, GoverningSwitch governing, String version, String policySource,
@@ -209,10 +210,10 @@ public final class ManagementBeans {
         for (HostState host : engine.hosts()) {
             now.put(host.key(), host);
         }
-        for (Iterator<Map.Entry<String, Registered>> it = hosts.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<String, Registered> entry = it.next();
-            if (now.get(entry.getKey()) != entry.getValue().view.host()) {
-                unregister(server, entry.getValue().name);
+        for (Iterator<Map.Entry<String, HostState>> it = hosts.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, HostState> entry = it.next();
+            if (now.get(entry.getKey()) != entry.getValue()) {
+                unregister(server, hostName(entry.getKey()));
                 it.remove();
             }
         }
@@ -229,9 +230,8 @@ public final class ManagementBeans {
             }
             ObjectName name = hostName(host.key());
             unregister(server, name); // a bean of an earlier agent in this JVM, or of a state just replaced
-            HostView view = new HostView(host, engine);
-            server.registerMBean(DescribedMBean.host(view), name);
-            hosts.put(host.key(), new Registered(name, view));
+            server.registerMBean(DescribedMBean.host(new HostView(host, engine)), name);
+            hosts.put(host.key(), host);
         }
     }
 
@@ -247,16 +247,6 @@ public final class ManagementBeans {
             } catch (javax.management.InstanceNotFoundException gone) {
                 // unregistered meanwhile: what was wanted
             }
-        }
-    }
-
-    private static final class Registered {
-        final ObjectName name;
-        final HostView view;
-
-        Registered(ObjectName name, HostView view) {
-            this.name = name;
-            this.view = view;
         }
     }
 }

@@ -12,15 +12,13 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
 
 /**
  * What a scrape reads: the agent's figures and each tracked host's, from the snapshot the exit
- * report, the Host MBeans and {@code status} read ({@link HostState#snapshot}), taken at the scrape;
- * only the refusals' split by status comes from {@link RefusalsByStatus}. A host the engine does not
- * track (never seen, evicted, forgotten) has no series. Every name, unit and label is listed in
+ * report, the Host MBeans and {@code status} read ({@link HostState#snapshot}), taken at the scrape.
+ * A host the engine does not track (never seen, evicted, forgotten) has no series; a family no host
+ * has a sample of says nothing ({@link MetricsText#family}). Every name, unit and label is listed in
  * docs/metrics.md.
  */
 public final class MetricsPage {
@@ -32,13 +30,11 @@ public final class MetricsPage {
 
     private final RetryEngine engine;
     private final GoverningSwitch governing;
-    private final RefusalsByStatus refusals;
     private final String version;
 
-    public MetricsPage(RetryEngine engine, GoverningSwitch governing, RefusalsByStatus refusals, String version) {
+    public MetricsPage(RetryEngine engine, GoverningSwitch governing, String version) {
         this.engine = engine;
         this.governing = governing;
-        this.refusals = refusals;
         this.version = version;
     }
 
@@ -47,14 +43,11 @@ public final class MetricsPage {
         MetricsText text = new MetricsText(openMetrics);
         Collection<HostState> tracked = engine.hosts();
         long now = engine.now();
-        List<Host> hosts = new ArrayList<>(tracked.size());
-        Set<HostState> states = Collections.newSetFromMap(new IdentityHashMap<HostState, Boolean>());
+        List<HostSnapshot> hosts = new ArrayList<>(tracked.size());
         for (HostState state : tracked) {
-            states.add(state);
-            hosts.add(new Host(state.snapshot(now), refusals.of(state)));
+            hosts.add(state.snapshot(now));
         }
-        refusals.dropGone(states, engine);
-        Collections.sort(hosts, Host.BY_NAME);
+        Collections.sort(hosts, BY_NAME);
         agent(text, hosts.size());
         hosts(text, hosts);
         return text.finish();
@@ -76,141 +69,92 @@ public final class MetricsPage {
                 .sample(tracked);
     }
 
-    private static void hosts(MetricsText text, List<Host> hosts) {
-        if (hosts.isEmpty()) {
-            return; // a family with no sample says nothing
-        }
+    private static void hosts(MetricsText text, List<HostSnapshot> hosts) {
         text.family(PREFIX + "requests", MetricsText.Type.COUNTER, "Requests sent to the host, each retry included");
-        for (Host h : hosts) {
-            text.sample(HOST, h.s.host, h.s.requests);
+        for (HostSnapshot s : hosts) {
+            text.sample(HOST, s.host, s.requests);
         }
-        if (anyRefusal(hosts)) {
-            text.family(PREFIX + "refusals", MetricsText.Type.COUNTER,
-                    "Refusals the host answered (a retry status: 429, 503 unless configured), by status");
-            for (Host h : hosts) {
-                for (long[] pair : h.refusals) {
-                    text.sample(HOST, h.s.host, "status", Long.toString(pair[0]), pair[1]);
-                }
+        text.family(PREFIX + "refusals", MetricsText.Type.COUNTER,
+                "Refusals the host answered (a retry status: 429, 503 unless configured), by status");
+        for (HostSnapshot s : hosts) {
+            for (long[] pair : s.refusalsByStatus()) {
+                text.sample(HOST, s.host, "status", Long.toString(pair[0]), pair[1]);
             }
         }
         text.family(PREFIX + "retries", MetricsText.Type.COUNTER, "Refused requests the agent sent again");
-        for (Host h : hosts) {
-            text.sample(HOST, h.s.host, h.s.retries);
+        for (HostSnapshot s : hosts) {
+            text.sample(HOST, s.host, s.retries);
         }
         text.family(PREFIX + "given_up", MetricsText.Type.COUNTER,
                 "Refusals handed back to the application: its attempts used up, or a body that cannot be sent twice");
-        for (Host h : hosts) {
-            text.sample(HOST, h.s.host, h.s.gaveUp);
+        for (HostSnapshot s : hosts) {
+            text.sample(HOST, s.host, s.gaveUp);
         }
-        if (anyWait(hosts)) {
-            text.family(PREFIX + "wait_seconds", MetricsText.Type.COUNTER,
-                    "Time requests to the host spent waiting before they were sent, by cause: a refusal's reason, PACE, QUEUE_AT_CAP, RATE_LIMIT_HINTS");
-            for (Host h : hosts) {
-                WaitsByCause waits = h.s.waitedByCause;
-                for (Reason cause : waits.causes()) {
-                    text.sample(HOST, h.s.host, CAUSE, cause.name(), waits.millis(cause) / 1000.0);
-                }
+        text.family(PREFIX + "wait_seconds", MetricsText.Type.COUNTER,
+                "Time requests to the host spent waiting before they were sent, by cause: a refusal's reason, PACE, QUEUE_AT_CAP, RATE_LIMIT_HINTS");
+        for (HostSnapshot s : hosts) {
+            WaitsByCause waits = s.waitedByCause;
+            for (Reason cause : waits.causes()) {
+                text.sample(HOST, s.host, CAUSE, cause.name(), waits.millis(cause) / 1000.0);
             }
         }
         text.family(PREFIX + "longest_wait_seconds", MetricsText.Type.GAUGE, "The longest single wait the agent decided on for the host");
-        for (Host h : hosts) {
-            text.sample(HOST, h.s.host, h.s.longestWaitMillis / 1000.0);
+        for (HostSnapshot s : hosts) {
+            text.sample(HOST, s.host, s.longestWaitMillis / 1000.0);
         }
         text.family(PREFIX + "held", MetricsText.Type.GAUGE, "1 while the host is held: its requests fail fast");
-        for (Host h : hosts) {
-            text.sample(HOST, h.s.host, h.s.holdUntil().isPresent() ? 1 : 0);
+        for (HostSnapshot s : hosts) {
+            text.sample(HOST, s.host, s.holdUntil().isPresent() ? 1 : 0);
         }
-        boolean anyHeld = false;
-        for (Host h : hosts) {
-            anyHeld |= h.s.holdUntil().isPresent();
-        }
-        if (anyHeld) {
-            text.family(PREFIX + "held_until_timestamp_seconds", MetricsText.Type.GAUGE, "When the host's hold ends, in seconds since the epoch");
-            for (Host h : hosts) {
-                if (h.s.holdUntil().isPresent()) {
-                    text.sample(HOST, h.s.host, h.s.holdUntil().getAsLong() / 1000.0);
-                }
+        text.family(PREFIX + "held_until_timestamp_seconds", MetricsText.Type.GAUGE, "When the host's hold ends, in seconds since the epoch");
+        for (HostSnapshot s : hosts) {
+            if (s.holdUntil().isPresent()) {
+                text.sample(HOST, s.host, s.holdUntil().getAsLong() / 1000.0);
             }
         }
         text.family(PREFIX + "holds", MetricsText.Type.COUNTER, "Holds the host was put under");
-        for (Host h : hosts) {
-            text.sample(HOST, h.s.host, h.s.holds);
+        for (HostSnapshot s : hosts) {
+            text.sample(HOST, s.host, s.holds);
         }
         text.family(PREFIX + "held_requests", MetricsText.Type.COUNTER, "Requests that failed fast because the host was held");
-        for (Host h : hosts) {
-            text.sample(HOST, h.s.host, h.s.heldRequests);
+        for (HostSnapshot s : hosts) {
+            text.sample(HOST, s.host, s.heldRequests);
         }
         text.family(PREFIX + "pace_requests_per_second", MetricsText.Type.GAUGE, "The pace the host's requests are sent at; 0 when not paced");
-        for (Host h : hosts) {
-            text.sample(HOST, h.s.host, h.s.pacePerSecond);
+        for (HostSnapshot s : hosts) {
+            text.sample(HOST, s.host, s.pacePerSecond);
         }
         text.family(PREFIX + "in_flight", MetricsText.Type.GAUGE, "Requests to the host holding a permit now: sent, or waiting for their moment to go");
-        for (Host h : hosts) {
-            text.sample(HOST, h.s.host, h.s.inFlight);
+        for (HostSnapshot s : hosts) {
+            text.sample(HOST, s.host, s.inFlight);
         }
         text.family(PREFIX + "max_in_flight", MetricsText.Type.GAUGE,
                 "The cap on requests in flight to the host: max-concurrency, or lower as learned");
-        for (Host h : hosts) {
-            text.sample(HOST, h.s.host, h.s.maxConcurrency);
+        for (HostSnapshot s : hosts) {
+            text.sample(HOST, s.host, s.maxConcurrency);
         }
         text.family(PREFIX + "window_seconds", MetricsText.Type.GAUGE, "The host's limit window: as learned, else the policy's window");
-        for (Host h : hosts) {
-            text.sample(HOST, h.s.host, h.s.windowMillis / 1000.0);
+        for (HostSnapshot s : hosts) {
+            text.sample(HOST, s.host, s.windowMillis / 1000.0);
         }
-        boolean anyCeiling = false;
-        for (Host h : hosts) {
-            anyCeiling |= h.s.learnedCeiling().isPresent();
-        }
-        if (anyCeiling) {
-            text.family(PREFIX + "learned_ceiling", MetricsText.Type.GAUGE,
-                    "Requests the host let through in a window before it refused, as last learned");
-            for (Host h : hosts) {
-                if (h.s.learnedCeiling().isPresent()) {
-                    text.sample(HOST, h.s.host, h.s.learnedCeiling().getAsInt());
-                }
+        text.family(PREFIX + "learned_ceiling", MetricsText.Type.GAUGE,
+                "Requests the host let through in a window before it refused, as last learned");
+        for (HostSnapshot s : hosts) {
+            if (s.learnedCeiling().isPresent()) {
+                text.sample(HOST, s.host, s.learnedCeiling().getAsInt());
             }
         }
         text.family(PREFIX + "category", MetricsText.Type.GAUGE,
                 "What kind of Retry-After the host sends, as the agent judges it: 1 for the host's category");
-        for (Host h : hosts) {
-            text.sample(HOST, h.s.host, "category", h.s.category.label(), 1);
+        for (HostSnapshot s : hosts) {
+            text.sample(HOST, s.host, "category", s.category.label(), 1);
         }
     }
 
-    private static boolean anyWait(List<Host> hosts) {
-        for (Host h : hosts) {
-            if (!h.s.waitedByCause.causes().isEmpty()) {
-                return true;
-            }
+    private static final Comparator<HostSnapshot> BY_NAME = new Comparator<HostSnapshot>() {
+        @Override
+        public int compare(HostSnapshot a, HostSnapshot b) {
+            return a.host.compareTo(b.host);
         }
-        return false;
-    }
-
-    private static boolean anyRefusal(List<Host> hosts) {
-        for (Host h : hosts) {
-            if (h.refusals.length > 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** A host's snapshot and its refusals by status, taken together. */
-    private static final class Host {
-        static final Comparator<Host> BY_NAME = new Comparator<Host>() {
-            @Override
-            public int compare(Host a, Host b) {
-                return a.s.host.compareTo(b.s.host);
-            }
-        };
-
-        final HostSnapshot s;
-        final long[][] refusals;
-
-        Host(HostSnapshot s, long[][] refusals) {
-            this.s = s;
-            this.refusals = refusals;
-        }
-    }
-
+    };
 }

@@ -28,6 +28,8 @@ final class MetricsText {
     private final boolean openMetrics;
     /** The current family's sample name. */
     private String sampleName;
+    /** The current family's HELP and TYPE lines until its first sample writes them: a family with no sample says nothing. */
+    private String pendingFamily;
 
     MetricsText(boolean openMetrics) {
         this.openMetrics = openMetrics;
@@ -42,22 +44,34 @@ final class MetricsText {
     }
 
     /**
-     * Starts a family: its HELP and TYPE lines. {@code name} is the family's name without the
-     * {@code _total} a counter's samples end with.
+     * Starts a family: its HELP and TYPE lines, written with its first sample; none, when it has none.
+     * {@code name} is the family's name without the {@code _total} a counter's samples end with.
      */
     MetricsText family(String name, Type type, String help) {
         sampleName = type == Type.COUNTER ? name + "_total" : name;
         String familyName = type == Type.COUNTER && !openMetrics ? sampleName : name;
-        out.append("# HELP ").append(familyName).append(' ');
-        escapeHelp(help);
-        out.append('\n');
-        out.append("# TYPE ").append(familyName).append(' ').append(type.word).append('\n');
+        StringBuilder lines = new StringBuilder(familyName.length() * 2 + help.length() + 32);
+        lines.append("# HELP ").append(familyName).append(' ');
+        escapeHelp(lines, help);
+        lines.append('\n');
+        lines.append("# TYPE ").append(familyName).append(' ').append(type.word).append('\n');
+        pendingFamily = lines.toString();
         return this;
+    }
+
+    /** Starts a sample line of the current family, after the family's own lines if it is its first. */
+    private void startSample() {
+        if (pendingFamily != null) {
+            out.append(pendingFamily);
+            pendingFamily = null;
+        }
+        out.append(sampleName);
     }
 
     /** A sample of the current family without labels. */
     MetricsText sample(double value) {
-        out.append(sampleName).append(' ');
+        startSample();
+        out.append(' ');
         value(value);
         out.append('\n');
         return this;
@@ -65,7 +79,8 @@ final class MetricsText {
 
     /** A sample of the current family with one label. */
     MetricsText sample(String label, String labelValue, double value) {
-        out.append(sampleName).append('{');
+        startSample();
+        out.append('{');
         label(label, labelValue);
         out.append("} ");
         value(value);
@@ -75,7 +90,8 @@ final class MetricsText {
 
     /** A sample of the current family with two labels. */
     MetricsText sample(String label, String labelValue, String label2, String labelValue2, double value) {
-        out.append(sampleName).append('{');
+        startSample();
+        out.append('{');
         label(label, labelValue);
         out.append(',');
         label(label2, labelValue2);
@@ -101,29 +117,22 @@ final class MetricsText {
 
     /** {@code \\}, {@code \"} and {@code \n}, as both formats escape a label value. */
     static void escapeLabelValue(StringBuilder out, String value) {
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c == '\\') {
-                out.append("\\\\");
-            } else if (c == '"') {
-                out.append("\\\"");
-            } else if (c == '\n') {
-                out.append("\\n");
-            } else {
-                out.append(c);
-            }
-        }
+        escape(out, value, true);
     }
 
     /** 0.0.4 escapes a backslash and a line feed in HELP; OpenMetrics a double quote as well. */
-    private void escapeHelp(String help) {
-        for (int i = 0; i < help.length(); i++) {
-            char c = help.charAt(i);
+    private void escapeHelp(StringBuilder out, String help) {
+        escape(out, help, openMetrics);
+    }
+
+    private static void escape(StringBuilder out, String text, boolean quotes) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
             if (c == '\\') {
                 out.append("\\\\");
             } else if (c == '\n') {
                 out.append("\\n");
-            } else if (c == '"' && openMetrics) {
+            } else if (c == '"' && quotes) {
                 out.append("\\\"");
             } else {
                 out.append(c);

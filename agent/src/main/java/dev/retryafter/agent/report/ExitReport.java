@@ -174,25 +174,11 @@ public final class ExitReport {
         json.name("longestSleepMillis").value(s.longestWaitMillis);
         byCause(json.name("waitedMillisByCause"), s.waitedByCause);
         json.name("category").value(s.category.label());
-        json.name("medianRatio");
-        if (s.medianRatio().isPresent()) {
-            json.value(rounded(s.medianRatio().getAsDouble(), 10_000));
-        } else {
-            json.nullValue();
-        }
-        json.name("learnedCeiling");
-        if (s.learnedCeiling().isPresent()) {
-            json.value(s.learnedCeiling().getAsInt());
-        } else {
-            json.nullValue();
-        }
+        // A figure the host has none of yet is null: value(Number) writes null for null.
+        json.name("medianRatio").value(s.medianRatio().isPresent() ? rounded(s.medianRatio().getAsDouble(), 10_000) : null);
+        json.name("learnedCeiling").value(s.learnedCeiling().isPresent() ? s.learnedCeiling().getAsInt() : null);
         json.name("windowMillis").value(s.windowMillis);
-        json.name("pacePerMinute");
-        if (s.pacePerSecond > 0) {
-            json.value(rounded(s.pacePerMinute(), 100));
-        } else {
-            json.nullValue();
-        }
+        json.name("pacePerMinute").value(s.pacePerSecond > 0 ? rounded(s.pacePerMinute(), 100) : null);
         json.name("holds").value(s.holds);
         json.name("heldRequests").value(s.heldRequests);
         json.name("holdUntil").value(s.holdUntil().isPresent() ? Instant.ofEpochMilli(s.holdUntil().getAsLong()).toString() : null);

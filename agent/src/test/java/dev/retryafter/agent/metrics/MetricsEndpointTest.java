@@ -6,7 +6,6 @@ import dev.retryafter.agent.GoverningSwitch;
 import dev.retryafter.agent.config.AgentArguments;
 import dev.retryafter.agent.config.MetricsAddress;
 import dev.retryafter.agent.config.Policies;
-import dev.retryafter.agent.engine.DecisionListener;
 import dev.retryafter.agent.engine.Policy;
 import dev.retryafter.agent.engine.RetryEngine;
 import org.junit.jupiter.api.Test;
@@ -31,9 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Isolated("replaces System.err to read the agent's lines")
 class MetricsEndpointTest {
 
-    private final RefusalsByStatus refusals = new RefusalsByStatus(DecisionListener.NoOp.INSTANCE);
-    private final RetryEngine engine = RetryEngine.builder().listener(refusals).policies(Policies.defaultsOnly(Policy.DEFAULTS)).build();
-    private final MetricsPage page = new MetricsPage(engine, new GoverningSwitch(), refusals, "1.2.3");
+    private final RetryEngine engine = RetryEngine.builder().policies(Policies.defaultsOnly(Policy.DEFAULTS)).build();
+    private final MetricsPage page = new MetricsPage(engine, new GoverningSwitch(), "1.2.3");
 
     private static MetricsAddress address(String value) throws Exception {
         return AgentArguments.load("metrics=" + value, Collections.<String, String>emptyMap()).metrics();

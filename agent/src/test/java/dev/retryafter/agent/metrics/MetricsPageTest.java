@@ -4,7 +4,6 @@ import dev.retryafter.agent.GoverningSwitch;
 import dev.retryafter.agent.config.Policies;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.engine.HostSnapshot;
-import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.Policy;
 import dev.retryafter.agent.engine.Reason;
@@ -37,11 +36,10 @@ class MetricsPageTest {
 
     private final VirtualClock clock = new VirtualClock();
     private final RecordingListener log = new RecordingListener();
-    private final RefusalsByStatus refusals = new RefusalsByStatus(log);
     private final GoverningSwitch governing = new GoverningSwitch();
     private final RetryEngine engine = RetryEngine.builder().clock(clock).sleeper(clock).random(new Random(3)::nextDouble)
-            .listener(refusals).policies(Policies.defaultsOnly(Policy.DEFAULTS)).build();
-    private final MetricsPage page = new MetricsPage(engine, governing, refusals, "1.2.3");
+            .listener(log).policies(Policies.defaultsOnly(Policy.DEFAULTS)).build();
+    private final MetricsPage page = new MetricsPage(engine, governing, "1.2.3");
 
     /** One request to {@code host}, whose attempts are answered with {@code statuses} in turn (Retry-After: 0 on each refusal). */
     private void request(String host, int port, int... statuses) throws Exception {
@@ -129,11 +127,9 @@ class MetricsPageTest {
     void aForgottenHostLeavesThePageAndItsCountsWithIt() throws Exception {
         request("portal.example", 443, 429, 200);
         assertTrue(page.render(false).contains("portal.example"));
-        HostState before = engine.host("portal.example:443");
         assertTrue(engine.forget("portal.example:443"));
         String text = page.render(false);
         assertFalse(text.contains("portal.example"), text);
-        assertEquals(0, refusals.of(before).length, "the forgotten state's counts are dropped");
 
         request("portal.example", 443, 200);
         assertFalse(page.render(false).contains("refusals_total{host=\"portal.example:443\""),

@@ -50,10 +50,17 @@ class MetricsTextTest {
 
     @Test
     void helpEscapesBackslashAndLineFeedAndInOpenMetricsTheQuoteToo() {
-        assertEquals("# HELP a_x a \\\\ b \\n c \"d\"\n# TYPE a_x gauge\n",
-                new MetricsText(false).family("a_x", MetricsText.Type.GAUGE, "a \\ b \n c \"d\"").finish());
-        assertEquals("# HELP a_x a \\\\ b \\n c \\\"d\\\"\n# TYPE a_x gauge\n# EOF\n",
-                new MetricsText(true).family("a_x", MetricsText.Type.GAUGE, "a \\ b \n c \"d\"").finish());
+        assertEquals("# HELP a_x a \\\\ b \\n c \"d\"\n# TYPE a_x gauge\na_x 1\n",
+                new MetricsText(false).family("a_x", MetricsText.Type.GAUGE, "a \\ b \n c \"d\"").sample(1).finish());
+        assertEquals("# HELP a_x a \\\\ b \\n c \\\"d\\\"\n# TYPE a_x gauge\na_x 1\n# EOF\n",
+                new MetricsText(true).family("a_x", MetricsText.Type.GAUGE, "a \\ b \n c \"d\"").sample(1).finish());
+    }
+
+    @Test
+    void aFamilyWithNoSampleSaysNothing() {
+        assertEquals("# HELP a_v v\n# TYPE a_v gauge\na_v 1\n",
+                new MetricsText(false).family("a_none", MetricsText.Type.COUNTER, "none").family("a_v", MetricsText.Type.GAUGE, "v")
+                        .sample(1).family("a_none_either", MetricsText.Type.GAUGE, "none").finish());
     }
 
     @Test
