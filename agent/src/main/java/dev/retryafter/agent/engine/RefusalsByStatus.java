@@ -8,8 +8,12 @@ import java.util.Arrays;
  */
 final class RefusalsByStatus {
 
-    private int[] statuses = new int[0];
-    private long[] counts = new long[0];
+    private static final int[] NO_STATUSES = {};
+    private static final long[] NO_COUNTS = {};
+
+    /** Shared empty arrays until the first refusal: most hosts are never refused. */
+    private int[] statuses = NO_STATUSES;
+    private long[] counts = NO_COUNTS;
 
     void add(int status) {
         int i = Arrays.binarySearch(statuses, status);
