@@ -48,14 +48,14 @@ public final class Apache4Calls extends BlockingClient implements ModuleHooks {
     @Override
     public Call begin(BlockingRetryLoop loop, Object exchange, String scheme, String host, int port, boolean replayable,
                       boolean governNew) throws IOException {
-        if (!governNew) {
-            return null;
+        boolean withoutTarget = exchange instanceof Object[];
+        Object request = withoutTarget ? ((Object[]) exchange)[1] : exchange;
+        if (!governNew || request == null) {
+            return null; // none: the client's to refuse
         }
-        Object request = exchange;
         try {
-            if (exchange instanceof Object[]) {
+            if (withoutTarget) {
                 Object client = ((Object[]) exchange)[0];
-                request = ((Object[]) exchange)[1];
                 Object target = defaultHost(client, advisedType(client.getClass()), request);
                 if (target == null) {
                     return null; // the client's to refuse
@@ -64,7 +64,7 @@ public final class Apache4Calls extends BlockingClient implements ModuleHooks {
                 host = (String) HOST_NAME.call(target);
                 port = (Integer) PORT.call(target);
             }
-            Method entityOf = request == null ? null : ENTITY.get(request.getClass());
+            Method entityOf = ENTITY.get(request.getClass());
             Object entity = entityOf == null ? null : entityOf.invoke(request);
             replayable = entity == null || Boolean.TRUE.equals(REPEATABLE.call(entity));
         } catch (ReflectiveOperationException | RuntimeException unusable) {
