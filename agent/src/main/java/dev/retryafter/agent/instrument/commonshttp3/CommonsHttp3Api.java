@@ -1,5 +1,6 @@
 package dev.retryafter.agent.instrument.commonshttp3;
 
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 
 /**
@@ -24,6 +25,15 @@ final class CommonsHttp3Api {
     final Method protocolScheme;
     final Method configuredHost;
     final Method configuredPort;
+    /**
+     * {@code HttpMethodBase}'s private {@code httphost}, set exactly when the method's URI is absolute ({@code getURI()}
+     * builds a new URI from it each time, parsed again): its host is read from it instead. Null where it is not found or
+     * cannot be read: the URI is asked for.
+     */
+    final Field methodHost;
+    final Method hostName;
+    final Method hostPort;
+    final Method hostProtocol;
     final Method requestEntity;
     final Method repeatable;
     final Method release;
@@ -50,12 +60,32 @@ final class CommonsHttp3Api {
         protocolScheme = type(loader, "protocol.Protocol").getMethod("getScheme");
         configuredHost = configuration.getMethod("getHost");
         configuredPort = configuration.getMethod("getPort");
+        methodHost = readable(type(loader, "HttpMethodBase"), "httphost");
+        Class<?> httpHost = type(loader, "HttpHost");
+        hostName = httpHost.getMethod("getHostName");
+        hostPort = httpHost.getMethod("getPort");
+        hostProtocol = httpHost.getMethod("getProtocol");
         requestEntity = entityEnclosing.getMethod("getRequestEntity");
         repeatable = type(loader, "methods.RequestEntity").getMethod("isRepeatable");
         release = method.getMethod("releaseConnection");
         params = method.getMethod("getParams");
         parameter = type(loader, "params.HttpParams").getMethod("getParameter", String.class);
         removeHeader = method.getMethod("removeRequestHeader", type(loader, "Header"));
+    }
+
+    /** Whether {@code method}'s host is read from its field ({@link #methodHost}): an {@code HttpMethodBase}, the field found. */
+    boolean keepsHost(Object method) {
+        return methodHost != null && methodHost.getDeclaringClass().isInstance(method);
+    }
+
+    private static Field readable(Class<?> type, String name) {
+        try {
+            Field field = type.getDeclaredField(name);
+            field.setAccessible(true);
+            return field;
+        } catch (NoSuchFieldException | RuntimeException notReadable) {
+            return null;
+        }
     }
 
     private static Class<?> type(ClassLoader loader, String name) throws ClassNotFoundException {

@@ -13,7 +13,8 @@ import java.util.Collection;
  * Commons HttpClient 3's side of the one blocking loop: the response is the {@code HttpMethod} itself, which the loop
  * runs again after a refusal, as 3.x does after a redirect or an authentication challenge. By reflection, the agent
  * cannot name the client's types: with the methods found once per class ({@link CommonsHttp3Api}), a call's host is a
- * few invocations.
+ * few invocations, read from the method's own host where its URI is absolute ({@code getURI()} would make and parse a
+ * new URI each time, which cost ten times the rest).
  */
 public final class CommonsHttp3Calls extends BlockingClient {
 
@@ -51,10 +52,16 @@ public final class CommonsHttp3Calls extends BlockingClient {
         }
         Object method = call[2];
         try { // as the client does: a relative URI goes to the host configuration's host, the client's own when none is given
-            Object uri = methods.uri.invoke(method);
-            Object configured = Boolean.TRUE.equals(methods.absolute.invoke(uri)) ? null
-                    : call[1] != null ? call[1] : methods.clientHostConfiguration.invoke(client);
-            if (configured == null) {
+            boolean keepsHost = methods.keepsHost(method); // its own host, set when its URI is absolute: no URI made and parsed
+            Object own = keepsHost ? methods.methodHost.get(method) : null;
+            Object uri = keepsHost ? null : methods.uri.invoke(method);
+            boolean absolute = keepsHost ? own != null : Boolean.TRUE.equals(methods.absolute.invoke(uri));
+            Object configured = absolute ? null : call[1] != null ? call[1] : methods.clientHostConfiguration.invoke(client);
+            if (own != null) {
+                scheme = (String) methods.protocolScheme.invoke(methods.hostProtocol.invoke(own));
+                host = (String) methods.hostName.invoke(own);
+                port = (Integer) methods.hostPort.invoke(own);
+            } else if (configured == null) {
                 scheme = (String) methods.uriScheme.invoke(uri);
                 host = (String) methods.uriHost.invoke(uri);
                 port = (Integer) methods.uriPort.invoke(uri);
