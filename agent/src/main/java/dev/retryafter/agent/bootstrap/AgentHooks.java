@@ -43,11 +43,12 @@ public final class AgentHooks {
 
         /**
          * An attempt of that call ended: {@code response} as the client has it (null, and {@code thrown}, when it failed)
-         * and its status. True when it was a refusal the agent discarded and the next attempt's turn has come: the advice
-         * sends the request again (for a client whose advice must discard it itself, it does, then calls {@link #await}).
-         * The one exit of every blocking client's advice.
+         * and its status; {@code body}, the response's body where only the advice can reach it ({@code HttpURLConnection}'s
+         * stream), else null. True when it was a refusal the agent discarded and the next attempt's turn has come: the
+         * advice sends the request again (for a client whose advice must discard it itself, it readies the request, then
+         * calls {@link #await}). The one exit of every blocking client's advice.
          */
-        boolean respond(String client, Object call, Object response, int status, Throwable thrown) throws IOException;
+        boolean respond(String client, Object call, Object response, Object body, int status, Throwable thrown) throws IOException;
 
         /**
          * A blocking client whose advice discards a refusal itself, or whose client moves a call on by itself (a redirect
@@ -122,7 +123,14 @@ public final class AgentHooks {
     @DontInline @LambdaForm$DontInline
     public static boolean respond(String client, Object call, Object response, int status, Throwable thrown) throws IOException {
         Dispatcher d = dispatcher;
-        return d != null && d.respond(client, call, response, status, thrown);
+        return d != null && d.respond(client, call, response, null, status, thrown);
+    }
+
+    /** {@link #respond} with the body only the advice reaches, handed over beside the response: no array per response. */
+    @DontInline @LambdaForm$DontInline
+    public static boolean respond(String client, Object call, Object response, Object body, int status) throws IOException {
+        Dispatcher d = dispatcher;
+        return d != null && d.respond(client, call, response, body, status, null);
     }
 
     @DontInline @LambdaForm$DontInline

@@ -55,9 +55,11 @@ public abstract class BlockingClient {
 
     /**
      * An attempt's response: the one loop's answer, unless the client keeps its calls itself ({@code call}: what the
-     * advice has for it, its {@link #begin}'s answer or the client's own object).
+     * advice has for it, its {@link #begin}'s answer or the client's own object; {@code body}: null, but for a client
+     * whose advice alone reaches the body).
      */
-    public boolean respond(BlockingRetryLoop loop, Object call, Object response, int status, Throwable thrown) throws IOException {
+    public boolean respond(BlockingRetryLoop loop, Object call, Object response, Object body, int status, Throwable thrown)
+            throws IOException {
         return loop.respond(this, (Call) call, response, status, thrown);
     }
 

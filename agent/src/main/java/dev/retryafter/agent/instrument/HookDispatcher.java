@@ -105,14 +105,15 @@ public final class HookDispatcher implements AgentHooks.Dispatcher, ModuleHooks.
     }
 
     @Override
-    public boolean respond(String client, Object call, Object response, int status, Throwable thrown) throws IOException {
+    public boolean respond(String client, Object call, Object response, Object body, int status, Throwable thrown)
+            throws IOException {
         try {
             BlockingClient own = blocking.get(client);
             if (own == null) { // no client of that name: the call ends as an attempt that failed, as the client alone would
                 loop.failed((Call) call);
                 return false;
             }
-            return own.respond(loop, call, response, status, thrown);
+            return own.respond(loop, call, response, body, status, thrown);
         } catch (IOException e) {
             throw e;
         } catch (Throwable t) {

@@ -33,6 +33,7 @@ class AgentHooksTest {
         assertNull(AgentHooks.begin("apache5", null, "https", "portal.example", 443, true));
         assertFalse(AgentHooks.respond("apache5", callFromBefore, new Object(), 429, null));
         assertFalse(AgentHooks.respond("apache5", callFromBefore, null, 0, new IOException("reset")));
+        assertFalse(AgentHooks.respond("urlconnection", callFromBefore, new Object(), new Object(), 429));
         AgentHooks.await("urlconnection", callFromBefore);
         AgentHooks.end("urlconnection", callFromBefore);
         AgentHooks.connectionAcquired(new Object());

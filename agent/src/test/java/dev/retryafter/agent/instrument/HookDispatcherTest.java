@@ -72,13 +72,13 @@ class HookDispatcherTest {
         assertNotNull(call);
         assertTrue(((Call) call).wantsHeaders(200), "a host's first responses are looked at");
         assertFalse(dispatcher.respond("apache5", call, response(200, "Content-Type", "application/json",
-                "RateLimit", "limit=20, remaining=19, reset=2", "RateLimit-Policy", "20;w=2"), 200, null));
+                "RateLimit", "limit=20, remaining=19, reset=2", "RateLimit-Policy", "20;w=2"), null, 200, null));
 
         assertEquals(1, hints.size(), () -> "one belief: " + hints);
         assertTrue(hints.get(0).startsWith("portal.example:443 pacing by its rate-limit hints"), hints.get(0));
         Object next = dispatcher.begin("apache5", null, "https", "portal.example", 443, true);
         assertTrue(((Call) next).wantsHeaders(200), "every response of a host whose hints are believed");
-        assertFalse(dispatcher.respond("apache5", next, response(200), 200, null));
+        assertFalse(dispatcher.respond("apache5", next, response(200), null, 200, null));
     }
 
     @Test
@@ -90,7 +90,7 @@ class HookDispatcherTest {
         HookDispatcher hooks = new HookDispatcher(remembering, new CallDepth());
         Object call = hooks.begin("apache5", null, "https", "portal.example", 443, true);
         assertFalse(hooks.respond("apache5", call, response(200, "X-RateLimit-Limit", "20", "X-RateLimit-Remaining", "19",
-                "X-RateLimit-Reset", "2"), 200, null));
+                "X-RateLimit-Reset", "2"), null, 200, null));
         assertEquals(1, said.size(), said::toString);
         assertTrue(said.get(0).startsWith("rate-limit hints distrusted: refused when 6 should have been left, as found before"), said.get(0));
         assertTrue(remembering.host("portal.example:443").hints().startsWith("distrusted"), remembering.host("portal.example:443").hints());
@@ -103,17 +103,17 @@ class HookDispatcherTest {
         BasicClassicHttpResponse refused = response(429, "Retry-After", "0");
         ByteArrayInputStream body = new ByteArrayInputStream("slow down".getBytes(StandardCharsets.US_ASCII));
         refused.setEntity(new InputStreamEntity(body, ContentType.TEXT_PLAIN));
-        assertTrue(dispatcher.respond("apache5", call, refused, 429, null), "sent again");
+        assertTrue(dispatcher.respond("apache5", call, refused, null, 429, null), "sent again");
         assertEquals(0, body.available(), "the refused body was read to its end");
-        assertFalse(dispatcher.respond("apache5", call, response(200), 200, null));
+        assertFalse(dispatcher.respond("apache5", call, response(200), null, 200, null));
     }
 
     @Test
     void aFailureWhileReadingAResponseIsTheAgentsOwnAndNeverThrown() throws Exception {
         Object call = dispatcher.begin("apache5", null, "https", "portal.example", 443, true);
-        assertFalse(dispatcher.respond("apache5", call, new Object(), 200, null), "no headers to read: decided on the status alone");
+        assertFalse(dispatcher.respond("apache5", call, new Object(), null, 200, null), "no headers to read: decided on the status alone");
         Object notACall = new Object(); // what a broken agent could pass: the hooks cast it
-        assertFalse(dispatcher.respond("apache5", notACall, response(429, "X-RateLimit-Remaining", "0"), 429, null));
-        assertFalse(dispatcher.respond("apache5", null, response(429), 429, null));
+        assertFalse(dispatcher.respond("apache5", notACall, response(429, "X-RateLimit-Remaining", "0"), null, 429, null));
+        assertFalse(dispatcher.respond("apache5", null, response(429), null, 429, null));
     }
 }

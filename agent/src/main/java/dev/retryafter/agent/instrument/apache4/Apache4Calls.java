@@ -1,26 +1,35 @@
 package dev.retryafter.agent.instrument.apache4;
 
+import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.instrument.BlockingClient;
+import dev.retryafter.agent.instrument.BlockingRetryLoop;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.ClientMethod;
 import dev.retryafter.agent.instrument.ModuleHooks;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
 
+import java.io.IOException;
+import java.lang.reflect.Method;
+
 /**
- * HttpClient 4's side of the agent: its responses read for the one blocking loop, the default host a call without a
- * target goes to, and its status retry strategies guarded. By reflection: the agent cannot name the client's types.
+ * HttpClient 4's side of the agent: a call's body and, without a target, the default host it goes to; its responses
+ * read for the one blocking loop; and its status retry strategies guarded. By reflection: the agent cannot name the client's types.
  */
 public final class Apache4Calls extends BlockingClient implements ModuleHooks {
 
-    /** A call without a target: the client, its type (as the advice's class names it), the request. The host, or null. */
-    static final String DEFAULT_HOST = "apache4.defaultHost";
     /** {@code new ServiceUnavailableRetryExec}: the strategy and its interface. The strategy, guarded. */
     static final String GUARD_STRATEGY = "apache4.guardStrategy";
 
     private static final String DEFAULT_HOST_PARAMETER = "http.default-host"; // ClientPNames.DEFAULT_HOST
     private static final ClientMethod PARAMS = new ClientMethod("getParams");
     private static final ClientMethod PARAMETER = new ClientMethod("getParameter", "String");
+    private static final ClientMethod SCHEME_NAME = new ClientMethod("getSchemeName");
+    private static final ClientMethod HOST_NAME = new ClientMethod("getHostName");
+    private static final ClientMethod PORT = new ClientMethod("getPort");
+    /** {@code HttpEntityEnclosingRequest.getEntity()}: a request of another kind has none, and no body. */
+    private static final ClientMethod ENTITY = new ClientMethod("getEntity");
+    private static final ClientMethod REPEATABLE = new ClientMethod("isRepeatable");
 
     private final CallDepth depth;
     private final SelfGuardedStrategies selfGuarded;
@@ -32,17 +41,57 @@ public final class Apache4Calls extends BlockingClient implements ModuleHooks {
         this.selfGuarded = selfGuarded;
     }
 
+    /**
+     * {@code exchange}: the request, whose body this reads, or, for a call without a target, the client and the request,
+     * whose default host this finds as the client would ({@link #defaultHost}).
+     */
     @Override
-    public String[] hooks() {
-        return new String[] {DEFAULT_HOST, GUARD_STRATEGY};
+    public Call begin(BlockingRetryLoop loop, Object exchange, String scheme, String host, int port, boolean replayable,
+                      boolean governNew) throws IOException {
+        boolean withoutTarget = exchange instanceof Object[];
+        Object request = withoutTarget ? ((Object[]) exchange)[1] : exchange;
+        if (!governNew || request == null) {
+            return null; // none: the client's to refuse
+        }
+        try {
+            if (withoutTarget) {
+                Object client = ((Object[]) exchange)[0];
+                Object target = defaultHost(client, advisedType(client.getClass()), request);
+                if (target == null) {
+                    return null; // the client's to refuse
+                }
+                scheme = (String) SCHEME_NAME.call(target);
+                host = (String) HOST_NAME.call(target);
+                port = (Integer) PORT.call(target);
+            }
+            Method entityOf = ENTITY.get(request.getClass());
+            Object entity = entityOf == null ? null : entityOf.invoke(request);
+            replayable = entity == null || Boolean.TRUE.equals(REPEATABLE.call(entity));
+        } catch (ReflectiveOperationException | RuntimeException unusable) {
+            return null; // a request the client fails on as it would without the agent
+        }
+        return loop.begin(scheme, host, port, replayable);
     }
 
     @Override
-    public Object call(String hook, Object[] a, NewCalls newCalls) throws ReflectiveOperationException {
-        if (hook.equals(GUARD_STRATEGY)) {
-            return RetryStrategyGuard.guard(a[0], (Class<?>) a[1], depth, selfGuarded);
+    public String[] hooks() {
+        return new String[] {GUARD_STRATEGY};
+    }
+
+    @Override
+    public Object call(String hook, Object[] a, NewCalls newCalls) {
+        return RetryStrategyGuard.guard(a[0], (Class<?>) a[1], depth, selfGuarded);
+    }
+
+    /** Which of the advised clients {@code type} is: the first of them up its hierarchy ({@code DefaultHttpClient}: Abstract). */
+    private static String advisedType(Class<?> type) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            String name = c.getName();
+            if (name.endsWith(".InternalHttpClient") || name.endsWith(".MinimalHttpClient") || name.endsWith(".AbstractHttpClient")) {
+                return name;
+            }
         }
-        return defaultHost(a[0], (String) a[1], a[2]);
+        return type.getName();
     }
 
     /**

@@ -22,8 +22,8 @@ public final class Apache4Module implements ClientModule {
             new Target("org.apache.http.impl.client.MinimalHttpClient").advise("doExecute/3", "apache4.ExecuteAdvice").relocatable(ROOT, DO_EXECUTE),
             new Target("org.apache.http.impl.client.AbstractHttpClient").advise("doExecute/3", "apache4.ExecuteAdvice").relocatable(ROOT, DO_EXECUTE),
             new Target("org.apache.http.impl.execchain.ConnectionHolder")
-                    .advise("<init>", "apache4.ConnectionHolderAdvice$Acquired")
-                    .advise("releaseConnection/1 abortConnection", "apache4.ConnectionHolderAdvice$Released")
+                    .advise("<init>", "apache4.LeaseAcquiredAdvice")
+                    .advise("releaseConnection/1 abortConnection", "apache4.LeaseReleasedAdvice")
                     .relocatable(ROOT, "releaseConnection(Z)V", "abortConnection()V"),
             new Target("org.apache.http.impl.execchain.ServiceUnavailableRetryExec").advise("<init>/2", "apache4.RetryStrategyAdvice")
                     .relocatable(ROOT, "<init>(Lorg/apache/http/impl/execchain/ClientExecChain;Lorg/apache/http/client/ServiceUnavailableRetryStrategy;)V")};

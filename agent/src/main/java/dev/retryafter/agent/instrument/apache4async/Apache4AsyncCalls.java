@@ -46,6 +46,9 @@ public final class Apache4AsyncCalls extends AsyncCallHook<Apache4AsyncCalls.Sha
     /** The call to the producer's target; none for a request with no target, which the client fails, or routes, as it always did. */
     @Override
     protected Call callFor(Shape shape, Object[] a) throws ReflectiveOperationException {
+        if (a[1] == null || a[2] == null) {
+            return null; // no producer or consumer: the client's to fail
+        }
         Object producer = a[1];
         Object target = shape.getTarget.invoke(producer);
         if (target == null) {

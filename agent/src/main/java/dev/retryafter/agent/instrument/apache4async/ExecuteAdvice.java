@@ -6,10 +6,9 @@ import net.bytebuddy.implementation.bytecode.assign.Assigner;
 
 /**
  * HttpAsyncClient 4.1's {@code execute(producer, consumer, context, callback)} of {@code InternalHttpAsyncClient} and
- * {@code MinimalHttpAsyncClient}, where every {@code CloseableHttpAsyncClient.execute} overload meets: the agent answers
- * with a future of its own and runs the exchange itself ({@code Apache4AsyncCalls}), or the method runs as it always
- * did. Inlined into class files of version 50: no lambdas, no string concatenation, calls to the bootstrap
- * {@link AgentHooks} only, and no client type named, so nothing of the client's is needed to compile it.
+ * {@code MinimalHttpAsyncClient}, where every {@code execute} overload meets: the agent answers with a future of its own
+ * and runs the exchange itself ({@code Apache4AsyncCalls}), or the method runs as it always did. Inlined into class
+ * files of version 50, and naming no client type (nothing of the client's is needed to compile it): calls only.
  */
 public final class ExecuteAdvice {
 
@@ -19,9 +18,6 @@ public final class ExecuteAdvice {
     @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
     static Object enter(@Advice.This Object client, @Advice.Argument(0) Object producer, @Advice.Argument(1) Object consumer,
                         @Advice.Argument(2) Object context, @Advice.Argument(3) Object callback) {
-        if (producer == null || consumer == null) {
-            return null; // the client's to fail
-        }
         return AgentHooks.module("apache4async.execute", new Object[] {client, producer, consumer, context, callback});
     }
 

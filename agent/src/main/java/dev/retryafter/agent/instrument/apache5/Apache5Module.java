@@ -23,8 +23,8 @@ public final class Apache5Module implements ClientModule {
                     .relocatable(ROOT, DO_EXECUTE),
             // The holder of an exchange's pooled connection: a governed attempt's permit lasts until it goes back.
             new Target("org.apache.hc.client5.http.impl.classic.InternalExecRuntime")
-                    .advise("acquireEndpoint", "apache5.ExecRuntimeAdvice$Acquired")
-                    .advise("releaseEndpoint discardEndpoint", "apache5.ExecRuntimeAdvice$Released")
+                    .advise("acquireEndpoint", "apache5.LeaseAcquiredAdvice")
+                    .advise("releaseEndpoint discardEndpoint", "apache5.LeaseReleasedAdvice")
                     .relocatable(ROOT, "releaseEndpoint()V", "discardEndpoint()V"),
             new Target("org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec").advise("<init>/1", "apache5.RetryStrategyAdvice")
                     .relocatable(ROOT, "<init>(Lorg/apache/hc/client5/http/HttpRequestRetryStrategy;)V"),

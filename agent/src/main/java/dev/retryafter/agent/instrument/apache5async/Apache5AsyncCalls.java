@@ -46,6 +46,12 @@ public final class Apache5AsyncCalls extends AsyncCallHook<Apache5AsyncCalls.Sha
     /** The call to the request's host, where the agent can tell it before the request is sent ({@link Shape#endpoint}). */
     @Override
     protected Call callFor(Shape shape, Object[] a) throws ReflectiveOperationException {
+        if (a[2] == null || a[3] == null) {
+            return null; // no producer or consumer: the client's to refuse
+        }
+        if (a[5] == null) { // the client's to replace with a new one: the agent does, so its retry strategy finds the call in it
+            a[5] = shape.newContext();
+        }
         Object target = a[1], producer = a[2], context = a[5];
         boolean repeatable = (Boolean) shape.isRepeatable.invoke(producer);
         Object[] endpoint = shape.endpoint(target, producer, context, repeatable);
@@ -65,6 +71,8 @@ public final class Apache5AsyncCalls extends AsyncCallHook<Apache5AsyncCalls.Sha
         final Method setAttribute;
         final Method getAttribute;
         final Method removeAttribute;
+        /** {@code HttpClientContext.create()}, next to the client's {@code HttpContext}: null where it is not. */
+        private final Method createContext;
         private final Proxies.FoundAtFirstUse getUri = new Proxies.FoundAtFirstUse("getUri");
         private final Proxies.FoundAtFirstUse capacityUpdate = new Proxies.FoundAtFirstUse("update", int.class);
 
@@ -88,6 +96,27 @@ public final class Apache5AsyncCalls extends AsyncCallHook<Apache5AsyncCalls.Sha
             setAttribute = contextType.getMethod("setAttribute", String.class, Object.class);
             getAttribute = contextType.getMethod("getAttribute", String.class);
             removeAttribute = contextType.getMethod("removeAttribute", String.class);
+            createContext = clientContextCreate(contextType, execute.getDeclaringClass().getClassLoader());
+        }
+
+        /** A new context for a call the application gave none, as the client would make it; null when none can be made. */
+        Object newContext() throws ReflectiveOperationException {
+            return createContext == null ? null : createContext.invoke(null);
+        }
+
+        /** {@code <root>client5.http.protocol.HttpClientContext.create()}, for {@code <root>core5.http.protocol.HttpContext}. */
+        private static Method clientContextCreate(Class<?> contextType, ClassLoader client) {
+            String name = contextType.getName();
+            String core = "core5.http.protocol.HttpContext";
+            if (!name.endsWith(core)) {
+                return null;
+            }
+            String clientContext = name.substring(0, name.length() - core.length()) + "client5.http.protocol.HttpClientContext";
+            try {
+                return Class.forName(clientContext, false, client).getMethod("create");
+            } catch (ReflectiveOperationException | LinkageError notThere) {
+                return null;
+            }
         }
 
         /**

@@ -34,6 +34,9 @@ public final class AsyncHttpClientCalls extends AsyncCallHook<AhcApi> {
     /** The call to the request's host; none for a WebSocket upgrade, or a request the agent cannot name a host of. */
     @Override
     protected Call callFor(AhcApi api, Object[] a) throws ReflectiveOperationException {
+        if (a[1] == null || a[2] == null) {
+            return null; // no request or handler: the client's to refuse
+        }
         Object request = a[1];
         Object[] endpoint = api.endpoint(request);
         if (endpoint == null || endpoint[1] == null || !isHttp((String) endpoint[0])) {

@@ -18,9 +18,6 @@ public final class ExecuteAdvice {
 
     @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
     static Object enter(@Advice.This Object client, @Advice.Argument(0) Object request, @Advice.Argument(1) Object handler) {
-        if (request == null || handler == null) {
-            return null; // the client's to refuse
-        }
         return AgentHooks.module("asynchttpclient.execute", new Object[] {client, request, handler});
     }
 

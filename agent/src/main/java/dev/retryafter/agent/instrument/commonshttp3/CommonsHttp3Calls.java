@@ -3,7 +3,6 @@ package dev.retryafter.agent.instrument.commonshttp3;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.instrument.BlockingClient;
 import dev.retryafter.agent.instrument.BlockingRetryLoop;
-import dev.retryafter.agent.instrument.ClientMethod;
 import dev.retryafter.agent.log.AgentLog;
 
 import java.io.IOException;
@@ -12,28 +11,17 @@ import java.util.Collection;
 
 /**
  * Commons HttpClient 3's side of the one blocking loop: the response is the {@code HttpMethod} itself, which the loop
- * runs again after a refusal, as 3.x does after a redirect or an authentication challenge. By reflection: the agent
- * cannot name the client's types.
+ * runs again after a refusal, as 3.x does after a redirect or an authentication challenge. By reflection, the agent
+ * cannot name the client's types: with the methods found once per class ({@link CommonsHttp3Api}), a call's host is a
+ * few invocations, read from the method's own host where its URI is absolute ({@code getURI()} would make and parse a
+ * new URI each time, which cost ten times the rest).
  */
 public final class CommonsHttp3Calls extends BlockingClient {
 
     private static final String DEFAULT_HEADERS = "http.default-headers"; // HostParams.DEFAULT_HEADERS
-    private static final ClientMethod RELEASE = new ClientMethod("releaseConnection");
-    private static final ClientMethod PARAMS = new ClientMethod("getParams");
-    private static final ClientMethod PARAMETER = new ClientMethod("getParameter", "String");
-    private static final ClientMethod REMOVE_HEADER = new ClientMethod("removeRequestHeader", "Header");
-    private static final String SIMPLE_MANAGER = "org.apache.commons.httpclient.SimpleHttpConnectionManager";
-    private static final String ENTITY_ENCLOSING = "org.apache.commons.httpclient.methods.EntityEnclosingMethod";
-    private static final ClientMethod CONNECTION_MANAGER = new ClientMethod("getHttpConnectionManager");
-    private static final ClientMethod URI = new ClientMethod("getURI");
-    private static final ClientMethod ABSOLUTE = new ClientMethod("isAbsoluteURI");
-    private static final ClientMethod HOST_CONFIGURATION = new ClientMethod("getHostConfiguration");
-    private static final ClientMethod PROTOCOL = new ClientMethod("getProtocol");
-    private static final ClientMethod SCHEME = new ClientMethod("getScheme");
-    private static final ClientMethod HOST = new ClientMethod("getHost");
-    private static final ClientMethod PORT = new ClientMethod("getPort");
-    private static final ClientMethod ENTITY = new ClientMethod("getRequestEntity");
-    private static final ClientMethod REPEATABLE = new ClientMethod("isRepeatable");
+
+    /** The client's methods, found once per class ({@link CommonsHttp3Api}). */
+    private final CommonsHttp3Api.ByClass api = new CommonsHttp3Api.ByClass();
 
     public CommonsHttp3Calls() {
         // "abort": the Abortable the body is wrapped in closes the method's connection; 3.x streams have none of their own.
@@ -49,9 +37,11 @@ public final class CommonsHttp3Calls extends BlockingClient {
     public Call begin(BlockingRetryLoop loop, Object exchange, String scheme, String host, int port, boolean replayable,
                       boolean governNew) throws IOException {
         Object[] call = (Object[]) exchange;
+        Object client = call[0];
+        CommonsHttp3Api methods = api.get(client.getClass());
         try {
-            Object connections = CONNECTION_MANAGER.call(call[0]);
-            if (isA(connections, SIMPLE_MANAGER)) {
+            Object connections = methods.connectionManager.invoke(client);
+            if (methods.simpleManager.isInstance(connections)) {
                 loop.connectionReleased(connections);
             }
         } catch (Throwable t) {
@@ -62,32 +52,31 @@ public final class CommonsHttp3Calls extends BlockingClient {
         }
         Object method = call[2];
         try { // as the client does: a relative URI goes to the host configuration's host, the client's own when none is given
-            Object uri = URI.call(method);
-            Object configured = Boolean.TRUE.equals(ABSOLUTE.call(uri)) ? null : call[1] != null ? call[1] : HOST_CONFIGURATION.call(call[0]);
-            if (configured == null) {
-                scheme = (String) SCHEME.call(uri);
+            boolean keepsHost = methods.keepsHost(method); // its own host, set when its URI is absolute: no URI made and parsed
+            Object own = keepsHost ? methods.methodHost.get(method) : null;
+            Object uri = keepsHost ? null : methods.uri.invoke(method);
+            boolean absolute = keepsHost ? own != null : Boolean.TRUE.equals(methods.absolute.invoke(uri));
+            Object configured = absolute ? null : call[1] != null ? call[1] : methods.clientHostConfiguration.invoke(client);
+            if (own != null) {
+                scheme = (String) methods.protocolScheme.invoke(methods.hostProtocol.invoke(own));
+                host = (String) methods.hostName.invoke(own);
+                port = (Integer) methods.hostPort.invoke(own);
+            } else if (configured == null) {
+                scheme = (String) methods.uriScheme.invoke(uri);
+                host = (String) methods.uriHost.invoke(uri);
+                port = (Integer) methods.uriPort.invoke(uri);
             } else {
-                Object protocol = PROTOCOL.call(configured);
-                scheme = protocol == null ? null : (String) SCHEME.call(protocol);
+                Object protocol = methods.protocol.invoke(configured);
+                scheme = protocol == null ? null : (String) methods.protocolScheme.invoke(protocol);
+                host = (String) methods.configuredHost.invoke(configured);
+                port = (Integer) methods.configuredPort.invoke(configured);
             }
-            host = (String) HOST.call(configured == null ? uri : configured);
-            port = (Integer) PORT.call(configured == null ? uri : configured);
-            Object entity = isA(method, ENTITY_ENCLOSING) ? ENTITY.call(method) : null;
-            replayable = entity == null || Boolean.TRUE.equals(REPEATABLE.call(entity));
+            Object entity = methods.entityEnclosing.isInstance(method) ? methods.requestEntity.invoke(method) : null;
+            replayable = entity == null || Boolean.TRUE.equals(methods.repeatable.invoke(entity));
         } catch (ReflectiveOperationException | RuntimeException unusable) {
             return null; // no method, or one the client fails on as it would without the agent
         }
         return loop.begin(scheme, host, port, replayable);
-    }
-
-    /** Whether {@code object} is an instance of the client's class {@code type}, which the agent cannot name. */
-    private static boolean isA(Object object, String type) {
-        for (Class<?> c = object == null ? null : object.getClass(); c != null; c = c.getSuperclass()) {
-            if (c.getName().equals(type)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The body, with an abort that closes the method's connection ({@link RefusedMethodBody}); none: 3.x gave it back already. */
@@ -103,12 +92,13 @@ public final class CommonsHttp3Calls extends BlockingClient {
      */
     @Override
     protected void release(Object method) throws ReflectiveOperationException {
-        RELEASE.call(method);
+        CommonsHttp3Api methods = api.get(method.getClass());
+        methods.release.invoke(method);
         try {
-            Object defaults = PARAMETER.call(PARAMS.call(method), DEFAULT_HEADERS);
+            Object defaults = methods.parameter.invoke(methods.params.invoke(method), DEFAULT_HEADERS);
             if (defaults instanceof Collection) {
                 for (Object header : (Collection<?>) defaults) {
-                    REMOVE_HEADER.call(method, header);
+                    methods.removeHeader.invoke(method, header);
                 }
             }
         } catch (ReflectiveOperationException | RuntimeException kept) {

@@ -12,8 +12,8 @@ public final class CommonsHttp3Module implements ClientModule {
         return new Target[] {
             new Target("org.apache.commons.httpclient.HttpClient").advise("executeMethod/3", "commonshttp3.ExecuteAdvice"),
             new Target("org.apache.commons.httpclient.HttpMethodBase")
-                    .advise("execute/2", "commonshttp3.MethodLeaseAdvice$Acquired")
-                    .advise("ensureConnectionRelease/0", "commonshttp3.MethodLeaseAdvice$Released")};
+                    .advise("execute/2", "commonshttp3.LeaseAcquiredAdvice")
+                    .advise("ensureConnectionRelease/0", "commonshttp3.LeaseReleasedAdvice")};
     }
 
     @Override

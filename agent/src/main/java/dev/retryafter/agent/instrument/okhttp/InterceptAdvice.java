@@ -4,18 +4,17 @@ import dev.retryafter.agent.bootstrap.AgentHooks;
 import net.bytebuddy.asm.Advice;
 import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
-import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 
 import java.io.IOException;
 
 /**
- * OkHttp's {@code RetryAndFollowUpInterceptor.intercept} (3.x, 4.x and 5.x alike): the agent's loop sits here, just
- * beneath the application's interceptors and above OkHttp's own retries, redirects, authentication, cookies, cache
- * and connections, so each attempt runs all of OkHttp's machinery and the application's interceptors see one call.
- * Hands the host over (with the call, which may hold a turn its enqueue took), then each attempt's response to the
- * one blocking loop ({@link OkHttpCalls}), and runs the body again, with the same chain, while it says so.
+ * OkHttp's {@code RetryAndFollowUpInterceptor.intercept} (3.x, 4.x and 5.x alike): beneath the application's
+ * interceptors and above OkHttp's own retries, redirects, authentication, cookies, cache and connections, so each
+ * attempt runs all of OkHttp's machinery and the application's interceptors see one call. Hands the host over (with the
+ * call, which may hold a turn its enqueue took: {@link OkHttpCalls#begin}), then each attempt's response to the one
+ * blocking loop, and runs the body again, with the same chain, while it says so.
  */
 public final class InterceptAdvice {
 
@@ -24,9 +23,8 @@ public final class InterceptAdvice {
 
     @Advice.OnMethodEnter
     static Object enter(@Advice.Argument(0) Interceptor.Chain chain) throws IOException {
-        Request request = chain.request();
-        HttpUrl url = request.url();
-        RequestBody body = request.body();
+        HttpUrl url = chain.request().url();
+        RequestBody body = chain.request().body();
         return AgentHooks.begin("okhttp", chain.call(), url.scheme(), url.host(), url.port(), body == null || !body.isOneShot());
     }
 

@@ -100,7 +100,7 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
 
     /** True when the agent has taken the call over: it enqueues it itself once the first turn has come. */
     public boolean enqueue(Object okCall, Object callback, String scheme, String host, int port, boolean replayable) {
-        if (host == null || granted.containsKey(okCall)) {
+        if (callback == null || host == null || granted.containsKey(okCall)) {
             return false; // the agent's own enqueue, or one OkHttp is to refuse
         }
         Call call;

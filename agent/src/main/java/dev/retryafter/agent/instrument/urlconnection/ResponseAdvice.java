@@ -9,16 +9,10 @@ import java.io.InputStream;
 import java.net.HttpURLConnection;
 
 /**
- * {@code followRedirect()}, which the JDK's loop inside {@code getInputStream} asks about every
- * response past authentication, before it hands anything to the application. A redirect it followed
- * to another host is that host's request: it waits for its turn there before the request is written. When it says "no
- * redirect" and the agent says "a refusal to send again", the advice does what a redirect to the
- * same URL needs and answers "yes": the loop then connects and writes the request again, buffered
- * body included. The refused body is closed first: the JDK skips what has arrived and returns the
- * connection to its keep-alive cache, hands the rest to its own cleaner thread (up to
- * {@code http.KeepAlive.remainingData}, 512 KB), or closes the connection; it never blocks here.
- * The response goes to the agent as the JDK holds it, its client and the body's stream: fields of java.base only
- * this advice can reach, and it alone resets them.
+ * {@code followRedirect()}, asked about each response inside {@code getInputStream} before the application has any: the
+ * response goes to the agent with the JDK's client and body ({@link UrlConnectionExchanges}). A refusal to send again is
+ * made a redirect to the same URL: the advice resets the JDK's fields, which only it can reach, and answers "yes", so the
+ * JDK's loop writes the request again, buffered body included. A redirect, the JDK's or this one, first waits for its turn.
  */
 public final class ResponseAdvice {
 
@@ -26,32 +20,20 @@ public final class ResponseAdvice {
     }
 
     @Advice.OnMethodExit
-    static void exit(@Advice.This HttpURLConnection connection,
-                     @Advice.Return(readOnly = false) boolean followed,
+    static void exit(@Advice.This HttpURLConnection connection, @Advice.Return(readOnly = false) boolean followed,
                      @Advice.FieldValue(value = "responseCode", readOnly = false) int responseCode,
                      @Advice.FieldValue(value = "inputStream", readOnly = false) InputStream body,
                      @Advice.FieldValue(value = "http", readOnly = false, typing = Assigner.Typing.DYNAMIC) Object http,
                      @Advice.FieldValue(value = "connected", readOnly = false) boolean connected) throws IOException {
-        if (followed) { // to another host, the redirect waits for its turn there
+        if (!followed && AgentHooks.respond("urlconnection", connection, http, body, connection.getResponseCode())) {
+            body = null;
+            http = null;
+            connected = false;
+            responseCode = -1;
+            followed = true;
+        }
+        if (followed) { // a refusal's body is closed, then it waits; a redirect to another host waits for its turn there
             AgentHooks.await("urlconnection", connection);
-            return;
         }
-        if (!AgentHooks.respond("urlconnection", connection, new Object[] {http, body}, connection.getResponseCode(), null)) {
-            return;
-        }
-        InputStream refused = body;
-        body = null;
-        http = null;
-        connected = false;
-        responseCode = -1;
-        if (refused != null) {
-            try {
-                refused.close();
-            } catch (IOException discarded) {
-                // the JDK closed the connection instead of keeping it
-            }
-        }
-        AgentHooks.await("urlconnection", connection);
-        followed = true;
     }
 }

@@ -38,9 +38,10 @@ import java.util.concurrent.TimeUnit;
  * leaves, for at most {@link #UNFINISHED_BOUND_MILLIS} after the exchange last moved.
  *
  * <p>Behind the blocking clients' calls: {@code begin} at the connect, {@code respond} for the response the JDK settled
- * on, {@code await} after its advice discarded a refusal (the JDK's fields it resets only inlined advice can reach), or
- * after a redirect the JDK followed, and {@code end} when the connection or the JDK's client for it is done. The calls
- * are kept by connection, so the advice hands the connection over as its call.
+ * on (with the JDK's client and the body's stream, both handed over as they are: no array), {@code await} after its
+ * advice readied a refusal to go again (the JDK's fields it resets only inlined advice can reach; the refused body is
+ * closed here), or after a redirect the JDK followed, and {@code end} when the connection or the JDK's client for it is
+ * done. The calls are kept by connection, so the advice hands the connection over as its call.
  */
 public final class UrlConnectionExchanges extends BlockingClient {
 
@@ -74,6 +75,10 @@ public final class UrlConnectionExchanges extends BlockingClient {
         if (!governNew || connection == null || depth.isInside() || exchanges.containsKey(connection)) {
             return null; // not bound to an exchange: the JDK's loop runs it alone, to the end
         }
+        URL url = ((URLConnection) connection).getURL();
+        scheme = url.getProtocol();
+        host = url.getHost();
+        port = url.getPort();
         if (host == null || host.isEmpty()) {
             return null;
         }
@@ -92,11 +97,12 @@ public final class UrlConnectionExchanges extends BlockingClient {
     }
 
     /**
-     * The response the JDK settled on ({@code response}: the JDK's client for the connection, and the body's stream as
-     * yet unread): true when it is a refusal to discard and send again; the advice discards it, then {@link #await}s.
+     * The response the JDK settled on ({@code response}: the JDK's client for the connection; {@code body}: its stream, as
+     * yet unread): true when it is a refusal to send again; the advice readies the request as for a redirect, then
+     * {@link #await}s, which closes the refused body first.
      */
     @Override
-    public boolean respond(BlockingRetryLoop loop, Object connection, Object response, int status, Throwable thrown) {
+    public boolean respond(BlockingRetryLoop loop, Object connection, Object response, Object body, int status, Throwable thrown) {
         Exchange exchange = connection == null ? null : exchanges.get(connection);
         if (exchange == null) {
             return false;
@@ -116,19 +122,18 @@ public final class UrlConnectionExchanges extends BlockingClient {
         }
         if (retry) {
             exchange.call.endAttempt();
+            exchange.refused = (InputStream) body;
             exchange.resending = true;
             return true;
         }
-        Object[] held = (Object[]) response;
-        Object httpClient = held[0];
-        InputStream body = (InputStream) held[1];
+        Object httpClient = response;
         if (httpClient == null) {
             done(connection);
         } else {
             exchange.client = new WeakReference<Object>(httpClient);
             exchanges.put(httpClient, exchange);
             exchange.bound();
-            awaitArrival(exchange, connection, status, body);
+            awaitArrival(exchange, connection, status, (InputStream) body);
         }
         return false;
     }
@@ -182,6 +187,7 @@ public final class UrlConnectionExchanges extends BlockingClient {
         }
         if (exchange.resending) {
             exchange.resending = false;
+            closeRefused(exchange);
             awaitRetry(connection, exchange);
         } else {
             redirected(connection, exchange, ((URLConnection) connection).getURL());
@@ -213,6 +219,23 @@ public final class UrlConnectionExchanges extends BlockingClient {
             throw e;
         }
         exchange.bound();
+    }
+
+    /**
+     * The refused body, its fields already reset by the advice: the JDK skips what has arrived and returns the connection
+     * to its keep-alive cache, hands the rest to its own cleaner thread (up to {@code http.KeepAlive.remainingData},
+     * 512 KB), or closes the connection; it never blocks here.
+     */
+    private static void closeRefused(Exchange exchange) {
+        InputStream refused = exchange.refused;
+        exchange.refused = null;
+        if (refused != null) {
+            try {
+                refused.close();
+            } catch (IOException discarded) {
+                // the JDK closed the connection instead of keeping it
+            }
+        }
     }
 
     private void awaitRetry(Object connection, Exchange exchange) throws IOException {
@@ -334,8 +357,10 @@ public final class UrlConnectionExchanges extends BlockingClient {
         private ScheduledFuture<?> bound;
         /** Finished: nothing need look at its body any more. */
         volatile boolean over;
-        /** A refusal to send again, which its advice discards before it awaits the next turn. */
+        /** A refusal to send again: its advice readies the request, then awaits the next turn, which closes its body first. */
         volatile boolean resending;
+        /** That refusal's body, until then. */
+        volatile InputStream refused;
 
         Exchange(Call call, Object connection, String host, int port, boolean replayable) {
             this.call = call;
