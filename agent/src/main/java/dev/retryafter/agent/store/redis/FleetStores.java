@@ -35,10 +35,8 @@ public final class FleetStores {
         if (!settings.isShared()) {
             return null;
         }
-        RedisFleet fleet = RedisFleet.connect(settings.redis(), settings.fleet(), clock,
-                settings.options().ttlMillis(config.stateFile().maxAgeMillis()));
-        return new RedisKnowledgeStore(fleet, local != null ? local : new InMemoryKnowledgeStore(), clock,
-                new PolicyHostRules(config.policies(), current));
+        return RedisKnowledgeStore.connect(settings.redis(), settings.fleet(), local != null ? local : new InMemoryKnowledgeStore(), clock,
+                new PolicyHostRules(config.policies(), current), settings.options().ttlMillis(config.stateFile().maxAgeMillis()));
     }
 
     /**

@@ -92,9 +92,9 @@ final class RedisLink implements AutoCloseable {
         this.prober = executor;
     }
 
-    /** Runs when Redis answers again after the circuit opened, before it closes: see {@link #mergedBack}. */
+    /** Runs when Redis answers again after the circuit opened, before it closes ({@link #mergedBack}), and before those added earlier. */
     void onRestored(Runnable listener) {
-        onRestored.add(listener);
+        onRestored.add(0, listener);
     }
 
     boolean isAvailable() {

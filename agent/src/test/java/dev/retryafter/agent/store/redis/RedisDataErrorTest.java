@@ -56,25 +56,11 @@ class RedisDataErrorTest {
         }
     }
 
-    private RedisFleet fleet() {
-        RedisFleet fleet = new RedisFleet(server.address(), "data", clock,
-                new RedisFleet.Options().refreshMillis(50).keptLocalMillis(KEPT_LOCAL_MILLIS), events);
+    private RedisKnowledgeStore fleet() {
+        RedisKnowledgeStore fleet = RedisFixture.store(server.address(), "data", clock,
+                new RedisKnowledgeStore.Options().refreshMillis(50).keptLocalMillis(KEPT_LOCAL_MILLIS), events);
         opened.add(0, fleet);
         return fleet;
-    }
-
-    private RedisKnowledgeStore store(RedisFleet fleet) {
-        return new RedisKnowledgeStore(fleet, clock, new RedisKnowledgeStore.HostRules() {
-            @Override
-            public boolean isShared(String host) {
-                return true;
-            }
-
-            @Override
-            public long windowMillis(String host) {
-                return 60_000;
-            }
-        });
     }
 
     private long goesAt(RedisKnowledgeStore store) {
@@ -97,8 +83,8 @@ class RedisDataErrorTest {
 
     @Test
     void outOfMemoryIsOneWarnAndTheHostStaysInThisJvmWithoutARoundTripPerRequestThenGoesBack() throws Exception {
-        RedisFleet fleet = fleet();
-        RedisKnowledgeStore store = store(fleet);
+        RedisKnowledgeStore fleet = fleet();
+        RedisKnowledgeStore store = fleet;
         assertTrue(fleet.reserve(HOST, clock.millis(), 0, 60_000, 60_000).isPresent());
         assertEquals("OK", jedis.configSet("maxmemory-policy", "noeviction"));
         assertEquals("OK", jedis.configSet("maxmemory", "1"));
@@ -124,7 +110,7 @@ class RedisDataErrorTest {
         assertEquals("OK", jedis.configSet("maxmemory", "0"));
         Thread.sleep(KEPT_LOCAL_MILLIS);
         goesAt(store); // asked of Redis again: what this JVM learned meanwhile goes first
-        RedisKnowledgeStore other = store(fleet());
+        RedisKnowledgeStore other = fleet();
         long otherGoes = goesAt(other);
         assertTrue(otherGoes >= refusedAt + WAIT_MILLIS - 100, "another JVM goes " + (otherGoes - refusedAt) + " ms after it");
         assertEquals(1, events.refused.size(), events.refused.toString());
@@ -132,8 +118,8 @@ class RedisDataErrorTest {
 
     @Test
     void keysOfAnotherTypeAreReplacedAndGarbageInFieldsReadsAsNone() throws Exception {
-        RedisFleet fleet = fleet();
-        RedisKnowledgeStore store = store(fleet);
+        RedisKnowledgeStore fleet = fleet();
+        RedisKnowledgeStore store = fleet;
         String hash = fleet.hashKey(HOST);
         jedis.set(hash, "another writer's"); // no expiry: broken for ever unless replaced
         jedis.hset(hash + ":streaks", "not", "a list");
@@ -144,9 +130,9 @@ class RedisDataErrorTest {
         dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore streak = new dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore();
         streak.recordRefusal(HOST, refusedAt - 5000, refusedAt - 4800, OptionalLong.of(1000), false);
         streak.recordRecovery(HOST, refusedAt - 4600);
-        assertTrue(fleet.merge(HOST, streak.read(HOST)));
+        assertTrue(fleet.mergeIntoFleet(HOST, streak.read(HOST)));
         assertEquals("list", jedis.type(hash + ":streaks"));
-        RedisKnowledgeStore other = store(fleet());
+        RedisKnowledgeStore other = fleet();
         assertTrue(goesAt(other) >= refusedAt + WAIT_MILLIS - 100, "the fleet has the wait");
         assertEquals(1, events.refused.size(), "one line for both: " + events.refused);
         assertTrue(events.refused.get(0).contains("WRONGTYPE"), events.refused.get(0));

@@ -41,25 +41,11 @@ class RedisFloorTest {
         return server;
     }
 
-    private RedisFleet fleet(RedisServer server) {
-        RedisFleet fleet = new RedisFleet(server.address(), "floor", clock,
-                new RedisFleet.Options().refreshMillis(50), new RecordingEvents());
+    private RedisKnowledgeStore fleet(RedisServer server) {
+        RedisKnowledgeStore fleet = RedisFixture.store(server.address(), "floor", clock,
+                new RedisKnowledgeStore.Options().refreshMillis(50), new RecordingEvents());
         opened.add(0, fleet);
         return fleet;
-    }
-
-    private RedisKnowledgeStore store(RedisFleet fleet) {
-        return new RedisKnowledgeStore(fleet, clock, new RedisKnowledgeStore.HostRules() {
-            @Override
-            public boolean isShared(String host) {
-                return true;
-            }
-
-            @Override
-            public long windowMillis(String host) {
-                return 60_000;
-            }
-        });
     }
 
     /** The moment a request asking now may go: never before the refusal's not-before. */
@@ -71,7 +57,7 @@ class RedisFloorTest {
     @Test
     void aWaitImposedWhileRedisWasAwayHoldsForARequestAskingAsItComesBack() throws Exception {
         RedisServer server = server();
-        RedisFleet fleet = fleet(server);
+        RedisKnowledgeStore fleet = fleet(server);
         RedisKnowledgeStore[] store = new RedisKnowledgeStore[1];
         List<Long> askedOnReturn = new CopyOnWriteArrayList<>();
         // Registered before the store's own merge-back, so it runs first: a request thread asks while
@@ -85,7 +71,7 @@ class RedisFloorTest {
                 Thread.currentThread().interrupt();
             }
         });
-        store[0] = store(fleet);
+        store[0] = fleet;
         assertTrue(fleet.reserve(HOST, clock.millis(), 0, 60_000, 60_000).isPresent(), "Redis answers at first");
 
         server.kill();
@@ -103,7 +89,7 @@ class RedisFloorTest {
                         + WAIT_MILLIS);
         assertTrue(goesAt(store[0]) >= refusedAt + WAIT_MILLIS, "and once it is back");
         // The merge-back carried it to the fleet: another JVM waits too (give or take the conversion through Redis's clock).
-        RedisKnowledgeStore other = store(fleet(server));
+        RedisKnowledgeStore other = fleet(server);
         long otherGoes = goesAt(other);
         assertTrue(otherGoes >= refusedAt + WAIT_MILLIS - 100, "another JVM goes " + (otherGoes - refusedAt) + " ms after it");
     }
@@ -111,7 +97,7 @@ class RedisFloorTest {
     @Test
     void aWaitRedisLostStillHoldsForThisJvm() throws Exception {
         RedisServer server = server();
-        RedisKnowledgeStore store = store(fleet(server));
+        RedisKnowledgeStore store = fleet(server);
         long refusedAt = clock.millis();
         store.imposeNotBefore(HOST, refusedAt + WAIT_MILLIS);
         try (Jedis jedis = new Jedis("127.0.0.1", server.port())) {
