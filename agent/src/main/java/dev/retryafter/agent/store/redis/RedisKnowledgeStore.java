@@ -46,14 +46,11 @@ import java.util.regex.Pattern;
  * counted in Redis with each trip, never a trip of their own).
  *
  * <p>On Redis each operation is one script of {@link FleetScripts}, atomic and timed by Redis's clock,
- * taking and answering the engine's {@link HostKnowledge} on this JVM's clock ({@link KnowledgeEncoding}).
- * Keys, under the fleet's hash tag so a cluster keeps a fleet in one slot: {@code
- * retry-after:{FLEET}:host:HOST:PORT} (a hash of the host's knowledge), {@code ...:streaks} (finished
- * streaks, newest first, bounded) and {@code ...:admitted} (successes per bucket of server time). Every
- * write renews its key's expiry. Every script goes through {@link #call}, which answers within about
- * the timeout or with null ("unavailable"). {@link #seen} answers without a round trip from what a
- * background thread reads every {@code refreshMillis}, a trip that also carries the successes counted
- * meanwhile.
+ * through {@link #call}, which answers within about the timeout or with null ("unavailable"). Keys,
+ * under the fleet's hash tag so a cluster keeps a fleet in one slot: {@code retry-after:{FLEET}:host:HOST:PORT}
+ * (a hash), {@code ...:streaks} (finished streaks) and {@code ...:admitted} (successes per bucket of
+ * server time). {@link #seen} answers without a round trip from what a background thread reads every
+ * {@code refreshMillis}, a trip that also carries the successes counted meanwhile.
  */
 public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable {
 
@@ -171,11 +168,11 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
      */
     public static RedisKnowledgeStore connect(RedisAddress address, String fleet, KnowledgeStore local, Clock clock, HostRules rules,
                                               Options options) {
-        return new RedisKnowledgeStore(address, fleet, local, clock, rules, options, FleetLog.Events.LOG);
+        return new RedisKnowledgeStore(address, fleet, local, clock, rules, options, RedisLink.Events.LOG);
     }
 
     RedisKnowledgeStore(RedisAddress address, String fleet, KnowledgeStore local, Clock clock, HostRules rules, Options options,
-                        FleetLog.Events events) {
+                        RedisLink.Events events) {
         this.fleet = checkedFleet(fleet);
         this.local = local;
         this.clock = Objects.requireNonNull(clock);
@@ -395,7 +392,6 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         link.close();
     }
 
-    /** Whether operations reach Redis now; false while the circuit is open. */
     boolean isAvailable() {
         return link.isAvailable();
     }
@@ -405,7 +401,6 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         link.onRestored(listener);
     }
 
-    /** The key of the host's hash: {@code retry-after:{fleet}:host:HOST:PORT}. */
     String hashKey(String host) {
         return state(host).hash;
     }
@@ -468,13 +463,9 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         return seen != null && seen.at == moment ? seen : null;
     }
 
-    // ---- the scripts: each answers null (or empty) when Redis is unavailable
+    // ---- the scripts, each read by KnowledgeEncoding: null when Redis is unavailable
 
-    /**
-     * Books the next slot on the fleet's one schedule for {@code host}, one {@code intervalMillis} after
-     * the previous booking by any JVM, no sooner than the fleet's not-before, and no further off than
-     * {@code maxWaitMillis}. Returns how long to wait for it.
-     */
+    /** The wait for the fleet's next slot ({@code reserve.lua}). */
     OptionalLong reserve(String host, long now, long intervalMillis, long maxWaitMillis, long windowMillis) {
         Host h = state(host).asked(clock.millis(), windowMillis);
         int pending = h.pendingAdmitted.getAndSet(0);
@@ -499,11 +490,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         return call(h, FleetScripts.MERGE, now, 0, (v, base) -> Boolean.TRUE, Arrays.asList(h.hash, h.streaks), args.toArray()) != null;
     }
 
-    /**
-     * A refusal at {@code now} of a request sent at {@code sentAt}: counted into the fleet's open streak,
-     * or opening one, with the fleet's ceiling: the successes every JVM saw since the window began or
-     * since the fleet's previous refusal, whichever is later.
-     */
+    /** A refusal at {@code now} of a request sent at {@code sentAt}, counted into the fleet's streak ({@code refusal.lua}). */
     FleetRefusal refusal(String host, long now, long windowMillis, long sentAt, OptionalLong headerMillis, boolean whilePaced) {
         Host h = state(host).asked(clock.millis(), windowMillis);
         synchronized (countingTrips) { // after any refresh that took this JVM's count: the ceiling must include it
@@ -517,11 +504,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         }
     }
 
-    /**
-     * A success at {@code now} to a request sent at {@code sentAt}: if the fleet has a streak open that
-     * began before it went out, the streak is over, joins the fleet's finished ones, and is returned;
-     * empty if none ended.
-     */
+    /** The fleet's streak that a success to a request sent at {@code sentAt} ended, if any ({@code recovery.lua}). */
     Optional<FinishedStreak> recovery(String host, long now, long sentAt) {
         Host h = state(host);
         return call(h, FleetScripts.RECOVERY, now, 0, (v, base) -> {
@@ -565,15 +548,13 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         }
         long soonest = earlyFlushMillis(windowMillis);
         if (soonest < options.refreshMillis && flushQueued.compareAndSet(false, true)) {
-            try {
-                // At most one such trip every soonest ms: a busy happy host costs Redis a few dozen a second, not one per success.
-                long delay = Math.max(0, soonest - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastEarlyFlushNanos));
-                refresher.schedule(() -> {
-                    lastEarlyFlushNanos = System.nanoTime();
-                    flushQueued.set(false);
-                    refreshSafely();
-                }, delay, TimeUnit.MILLISECONDS);
-            } catch (RuntimeException closed) {
+            // At most one such trip every soonest ms: a busy happy host costs Redis a few dozen a second, not one per success.
+            long delay = Math.max(0, soonest - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastEarlyFlushNanos));
+            if (!RedisLink.schedule(refresher, () -> {
+                lastEarlyFlushNanos = System.nanoTime();
+                flushQueued.set(false);
+                refreshSafely();
+            }, delay)) {
                 flushQueued.set(false);
             }
         }
@@ -634,12 +615,12 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
      * stopped) keeps the host in this JVM for a while. True when keys were deleted.
      */
     private boolean refused(Host h, JedisDataException error) {
-        if ("WRONGTYPE".equals(FleetLog.code(error)) && link.call(jedis -> deleteWrongTyped(jedis, h), 0, ignored -> { }) > 0) {
-            link.log().refused(error, "a key of the agent's held another type; deleted, to be written anew");
+        if ("WRONGTYPE".equals(RedisLink.code(error)) && link.call(jedis -> deleteWrongTyped(jedis, h), 0, ignored -> { }) > 0) {
+            link.refused(error, "a key of the agent's held another type; deleted, to be written anew");
             return true;
         }
         h.keptLocalUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(options.keptLocalMillis);
-        link.log().refused(error, "the hosts it concerns are kept in this JVM's own knowledge meanwhile, asking Redis again every "
+        link.refused(error, "the hosts it concerns are kept in this JVM's own knowledge meanwhile, asking Redis again every "
                 + TimeUnit.MILLISECONDS.toSeconds(options.keptLocalMillis) + " s");
         return false;
     }
@@ -726,7 +707,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
                 readLoaded = false; // flushed by someone meanwhile: the next round loads it again
                 return null;
             } catch (JedisDataException e) {
-                if (FleetLog.isOutage(e)) {
+                if (RedisLink.isOutage(e)) {
                     throw e;
                 }
                 replies.add(e); // this host's refusal (out of memory, a key of another type): the others' replies stand

@@ -30,7 +30,7 @@ public final class RedisFixture implements BeforeAllCallback, AfterAllCallback {
 
     /** A JVM's fleet store on {@code address}, over a copy in memory, every host shared, its lines told to {@code events}. */
     static RedisKnowledgeStore store(RedisAddress address, String fleet, Clock clock, RedisKnowledgeStore.Options options,
-                                     FleetLog.Events events) {
+                                     RedisLink.Events events) {
         return new RedisKnowledgeStore(address, fleet, new InMemoryKnowledgeStore(), clock, ALL_SHARED, options, events);
     }
 
