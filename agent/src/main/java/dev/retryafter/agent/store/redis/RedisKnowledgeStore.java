@@ -153,11 +153,12 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         final int ceiling;
         final boolean first;
 
-        FleetRefusal(long at, OpenStreak streak, int ceiling, boolean first) {
+        /** REFUSAL's {@code answer}, read at {@code at} ({@code refusal.lua}). */
+        FleetRefusal(long at, List<?> answer) {
             this.at = at;
-            this.streak = streak;
-            this.ceiling = ceiling;
-            this.first = first;
+            this.streak = KnowledgeEncoding.openStreak(answer, at);
+            this.ceiling = (int) KnowledgeEncoding.integer(answer.get(0));
+            this.first = KnowledgeEncoding.integer(answer.get(2)) == 1;
         }
     }
 
@@ -496,9 +497,9 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         synchronized (countingTrips) { // after any refresh that took this JVM's count: the ceiling must include it
             int pending = h.pendingAdmitted.getAndSet(0);
             return call(h, FleetScripts.REFUSAL, now, pending, (v, base) -> {
-                OpenStreak streak = KnowledgeEncoding.openStreak(v, now);
-                h.saw(KnowledgeEncoding.streaks(Optional.of(streak), Collections.<FinishedStreak>emptyList()), false);
-                return new FleetRefusal(now, streak, (int) KnowledgeEncoding.integer(v.get(0)), KnowledgeEncoding.integer(v.get(2)) == 1);
+                FleetRefusal refusal = new FleetRefusal(now, v);
+                h.saw(KnowledgeEncoding.streaks(Optional.of(refusal.streak), Collections.<FinishedStreak>emptyList()), false);
+                return refusal;
             }, Arrays.asList(h.hash, h.admitted), options.ttlMillis, pending, bucketMillis(windowMillis), windowMillis, now - sentAt,
                     KnowledgeEncoding.header(headerMillis), KnowledgeEncoding.flag(whilePaced));
         }
