@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
@@ -326,12 +327,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     public void learn(String host, long learnedAt, Optional<PaceSchedule> pace, OptionalInt ceiling) {
         FleetRefusal seen = refusalAt(host, learnedAt);
         if (seen != null && ceiling.isPresent()) {
-            Host h = state(host);
-            synchronized (h) {
-                if (h.refusal == seen) {
-                    h.refusal = null;
-                }
-            }
+            Host.REFUSAL.compareAndSet(state(host), seen, null);
             if (!seen.first) {
                 return;
             }
@@ -427,8 +423,8 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
 
     /** The fleet's not-before, hold and learning as last seen, into this JVM's copy once per refresh; streaks come with answers. */
     private void copySeen(String host) {
-        Host h = state(host);
-        HostKnowledge seen = seen(host);
+        Host h = state(host).asked(clock.millis(), 0);
+        HostKnowledge seen = h.seen;
         if (seen == null || h.copied == seen) {
             return; // never refreshed, or copied already
         }
@@ -734,6 +730,8 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     /** This JVM's dealings with one host's keys, and its lock; its knowledge is the engine's, as last seen. */
     private static final class Host {
         private static final AtomicLongFieldUpdater<Host> KEPT_LOCAL = AtomicLongFieldUpdater.newUpdater(Host.class, "keptLocalUntilNanos");
+        static final AtomicReferenceFieldUpdater<Host, FleetRefusal> REFUSAL =
+                AtomicReferenceFieldUpdater.newUpdater(Host.class, FleetRefusal.class, "refusal");
         final String key;
         final String hash;
         final String streaks;
@@ -745,7 +743,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         volatile HostKnowledge seen;
         /** {@link #seen} as last copied into this JVM's store. */
         volatile HostKnowledge copied;
-        /** The fleet's answer to this JVM's latest refusal, for the learning that follows it; written under this lock. */
+        /** The fleet's answer to this JVM's latest refusal, for the learning that follows it. */
         volatile FleetRefusal refusal;
         /** On System.nanoTime: Redis refused a command of this host's, which stays in this JVM until then. */
         volatile long keptLocalUntilNanos;
