@@ -1,7 +1,7 @@
 package dev.retryafter.agent.config;
 
 import dev.retryafter.agent.store.redis.RedisAddress;
-import dev.retryafter.agent.store.redis.RedisFleet;
+import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -73,8 +73,8 @@ public final class StoreSettings {
     }
 
     /** The options the Redis store is made with. */
-    public RedisFleet.Options options() {
-        return new RedisFleet.Options().timeoutMillis(timeoutMillis);
+    public RedisKnowledgeStore.Options options() {
+        return new RedisKnowledgeStore.Options().timeoutMillis(timeoutMillis);
     }
 
     /** {@code memory}, or {@code redis://host:port fleet NAME}: never the password. */
@@ -122,7 +122,7 @@ public final class StoreSettings {
         PolicyFile.Line fleetLine = lines.get(FLEET);
         if (fleetLine != null) {
             try {
-                fleet = RedisFleet.checkedFleet(fleetLine.value);
+                fleet = RedisKnowledgeStore.checkedFleet(fleetLine.value);
             } catch (IllegalArgumentException e) {
                 throw fleetLine.error(e.getMessage());
             }

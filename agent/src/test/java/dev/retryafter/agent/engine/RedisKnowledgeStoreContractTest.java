@@ -1,9 +1,9 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore;
 import dev.retryafter.agent.engine.knowledge.KnowledgeStore;
 import dev.retryafter.agent.engine.knowledge.KnowledgeStoreContract;
 
-import dev.retryafter.agent.store.redis.RedisFleet;
 import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
 import dev.retryafter.agent.store.redis.RedisFixture;
 import org.junit.jupiter.api.AfterEach;
@@ -35,19 +35,9 @@ class RedisKnowledgeStoreContractTest extends KnowledgeStoreContract {
     @Override
     protected KnowledgeStore newStore() {
         Clock clock = () -> T;
-        RedisFleet fleet = RedisFleet.connect(REDIS.server().address(), "contract" + FLEETS.incrementAndGet(), clock,
-                new RedisFleet.Options().timeoutMillis(5000).timedByCaller());
-        RedisKnowledgeStore store = RedisKnowledgeStore.readingThrough(fleet, clock, new RedisKnowledgeStore.HostRules() {
-            @Override
-            public boolean isShared(String host) {
-                return true;
-            }
-
-            @Override
-            public long windowMillis(String host) {
-                return 60_000;
-            }
-        });
+        RedisKnowledgeStore store = RedisKnowledgeStore.connect(REDIS.server().address(), "contract" + FLEETS.incrementAndGet(),
+                new InMemoryKnowledgeStore(), clock, RedisFixture.ALL_SHARED, new RedisKnowledgeStore.Options().timeoutMillis(5000)
+                        .timedByCaller().readingThrough());
         opened.add(store);
         return store;
     }

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
+import java.util.Objects;
 import java.util.Scanner;
 
 /**
@@ -31,8 +32,13 @@ final class FleetScripts {
 
     private FleetScripts(String name) {
         this.name = name;
-        this.text = resource("prelude") + resource(name);
-        this.sha = sha1(text);
+        try {
+            this.text = resource("prelude") + resource(name);
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+            this.sha = String.format("%040x", new BigInteger(1, digest));
+        } catch (IOException | NoSuchAlgorithmException e) {
+            throw new IllegalStateException("reading " + name + ".lua", e);
+        }
     }
 
     /** EVALSHA, and EVAL when Redis does not have the script (first use, or restarted empty). */
@@ -44,22 +50,9 @@ final class FleetScripts {
         }
     }
 
-    private static String resource(String name) {
-        try (InputStream in = FleetScripts.class.getResourceAsStream(name + ".lua")) {
-            if (in == null) {
-                throw new IllegalStateException("the agent's jar has no " + name + ".lua");
-            }
+    private static String resource(String name) throws IOException {
+        try (InputStream in = Objects.requireNonNull(FleetScripts.class.getResourceAsStream(name + ".lua"), name + ".lua")) {
             return new Scanner(in, "UTF-8").useDelimiter("\\A").next();
-        } catch (IOException e) {
-            throw new IllegalStateException("reading " + name + ".lua", e);
-        }
-    }
-
-    private static String sha1(String text) {
-        try {
-            return String.format("%040x", new BigInteger(1, MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8))));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is in every JDK", e);
         }
     }
 }

@@ -23,22 +23,16 @@ public final class FleetStores {
      * The fleet's store on Redis, for hosts whose policy shares them, over {@code local} (this JVM's
      * copy; null for one in memory); null when the settings keep knowledge in this JVM. A host's keys
      * live as long as {@code state-max-age} after its last write, as a state file's knowledge does.
+     * Each host's window is read from {@code current}, the policies in force now (a reload changes them).
      * Connects lazily: a Redis not there yet only opens the circuit.
      */
-    public static RedisKnowledgeStore create(AgentConfig config, Clock clock, KnowledgeStore local) {
-        return create(config, clock, local, config::policies);
-    }
-
-    /** As above, with each host's window read from {@code current}, the policies in force now (a reload changes them). */
     public static RedisKnowledgeStore create(AgentConfig config, Clock clock, KnowledgeStore local, Supplier<Policies> current) {
         StoreSettings settings = config.store();
         if (!settings.isShared()) {
             return null;
         }
-        RedisFleet fleet = RedisFleet.connect(settings.redis(), settings.fleet(), clock,
-                settings.options().ttlMillis(config.stateFile().maxAgeMillis()));
-        return new RedisKnowledgeStore(fleet, local != null ? local : new InMemoryKnowledgeStore(), clock,
-                new PolicyHostRules(config.policies(), current));
+        return RedisKnowledgeStore.connect(settings.redis(), settings.fleet(), local != null ? local : new InMemoryKnowledgeStore(), clock,
+                new PolicyHostRules(config.policies(), current), settings.options().ttlMillis(config.stateFile().maxAgeMillis()));
     }
 
     /**

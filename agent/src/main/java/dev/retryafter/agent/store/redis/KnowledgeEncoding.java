@@ -113,7 +113,7 @@ final class KnowledgeEncoding {
         OptionalLong at = moment(parts[0], serverNow, localNow);
         OptionalLong last = number(parts[2].substring(5));
         OptionalLong by = number(parts[3].substring(3));
-        if (!at.isPresent() || !last.isPresent() || !by.isPresent() || last.getAsLong() < 0 || by.getAsLong() < 0) {
+        if (!at.isPresent() || !last.isPresent() || !by.isPresent()) { // number() reads no negative
             return null;
         }
         return FinishedStreak.of(at.getAsLong(), number(parts[1].substring(2)), last.getAsLong(), by.getAsLong(),

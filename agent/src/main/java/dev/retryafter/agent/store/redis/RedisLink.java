@@ -12,7 +12,12 @@ import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -22,11 +27,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * The connection to the fleet's Redis, and the circuit around it: every call answers within about
- * the timeout or with the caller's "unavailable", and nothing it throws reaches the caller. A few
- * failures in a row open the circuit (one slow answer does not); while open, calls return at once and
- * one background thread probes with backoff. When a probe answers, the listeners merge back what was
- * learned meanwhile while the circuit is still open to every other caller; only then does it close.
+ * The connection to the fleet's Redis, the circuit around it, and what it says in the application's
+ * log. Every call answers within about the timeout or with the caller's "unavailable", and nothing it
+ * throws reaches the caller. A few failures in a row open the circuit (one slow answer does not);
+ * while open, calls return at once and one background thread probes with backoff. When a probe
+ * answers, the listeners merge back what was learned meanwhile while the circuit is still open to
+ * every other caller; only then does it close.
+ *
+ * <p>The log, never with a stack trace: an outage is one line when it begins and one when it is over
+ * (Redis answered steadily for a while), however often the circuit flaps in it; one that never settles
+ * is recalled at most once per {@code remindMillis}. A refusal (Redis up, but answering {@code OOM},
+ * {@code WRONGTYPE}, {@code MISCONF}...) is one line per kind, again only after {@code remindMillis}.
  */
 final class RedisLink implements AutoCloseable {
 
@@ -40,31 +51,70 @@ final class RedisLink implements AutoCloseable {
     static final long DEFAULT_STEADY_MILLIS = 15_000;
     /** An outage that never settles, or a refusal that goes on, is recalled this often, not at each flap or command. */
     static final long REMINDER_MILLIS = TimeUnit.MINUTES.toMillis(10);
+    /** Errors that say Redis cannot serve now (busy in a script, loading, a replica cut off): an outage, not a refusal. */
+    private static final Set<String> OUTAGES = new HashSet<>(Arrays.asList(
+            "BUSY", "LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "READONLY", "NOREPLICAS"));
 
     /** What one call does with a connection. */
     interface Command<T> {
         T run(Jedis jedis);
     }
 
+    /** What a line tells of. */
+    enum Kind { UNAVAILABLE, RESTORED, REFUSED }
+
+    /** Where the lines go; the default is the agent's log, at INFO for a Redis back and WARN otherwise. */
+    interface Events {
+        void line(Kind kind, String line);
+
+        Events LOG = new Events() {
+            @Override
+            public void line(Kind kind, String line) {
+                if (kind == Kind.RESTORED) {
+                    AgentLog.logger().info(line);
+                } else {
+                    AgentLog.logger().warn(line);
+                }
+            }
+        };
+    }
+
     private final JedisPool pool;
-    private final FleetLog log;
+    private final String address;
+    private final Events events;
     private final long steadyMillis;
+    private final long remindNanos;
     private final ScheduledExecutorService prober;
     private final List<Runnable> onRestored = new CopyOnWriteArrayList<>();
-    private final Object circuit = new Object();
     private final AtomicInteger failuresInRow = new AtomicInteger();
+    private final ConcurrentHashMap<String, Long> refusalSaidAtNanos = new ConcurrentHashMap<>();
     private volatile boolean open;
     private volatile boolean closed;
     /** The prober's thread while it merges back: only its calls reach Redis, so no request reads Redis before the merge. */
     private volatile Thread merging;
     /** A call of the merge-back failed: the circuit stays open, and the next probe merges again. */
     private volatile boolean mergeFailed;
-    // Guarded by circuit.
+    private final Object circuit = new Object();
+    // All guarded by circuit.
     private long retryMillis;
+    private boolean inOutage;
+    private long startedNanos;
+    private long toldNanos;
+    private long lastBackNanos;
+    private long failedCalls;
+    private int interruptions;
+    /** Bumped at every opening: a steadiness check made before it is void. */
+    private long openings;
 
-    RedisLink(RedisAddress address, int timeoutMillis, long steadyMillis, FleetLog.Events events) {
-        this.log = new FleetLog(address.toString(), events, REMINDER_MILLIS);
+    RedisLink(RedisAddress address, int timeoutMillis, long steadyMillis, Events events) {
+        this(address, timeoutMillis, steadyMillis, events, REMINDER_MILLIS);
+    }
+
+    RedisLink(RedisAddress address, int timeoutMillis, long steadyMillis, Events events, long remindMillis) {
+        this.address = address.toString();
+        this.events = events;
         this.steadyMillis = steadyMillis;
+        this.remindNanos = TimeUnit.MILLISECONDS.toNanos(remindMillis);
         DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(timeoutMillis)
                 .socketTimeoutMillis(timeoutMillis)
@@ -92,9 +142,9 @@ final class RedisLink implements AutoCloseable {
         this.prober = executor;
     }
 
-    /** Runs when Redis answers again after the circuit opened, before it closes: see {@link #mergedBack}. */
+    /** Runs when Redis answers again after the circuit opened, before it closes ({@link #mergedBack}), and before those added earlier. */
     void onRestored(Runnable listener) {
-        onRestored.add(listener);
+        onRestored.add(0, listener);
     }
 
     boolean isAvailable() {
@@ -118,24 +168,20 @@ final class RedisLink implements AutoCloseable {
         } catch (JedisAccessControlException e) {
             trip(e); // a wrong password stays wrong: probe in the background, not on every request
         } catch (JedisDataException e) {
-            if (FleetLog.isOutage(e)) {
+            if (isOutage(e)) {
                 failed(e);
             } else {
                 answered();
                 if (refused != null) {
                     refused.accept(e);
                 } else {
-                    log.refused(e, "this call fell back to this JVM's own knowledge");
+                    refused(e, "this call fell back to this JVM's own knowledge");
                 }
             }
         } catch (RuntimeException | LinkageError e) {
             failed(e);
         }
         return unavailable;
-    }
-
-    FleetLog log() {
-        return log;
     }
 
     private void answered() {
@@ -161,21 +207,23 @@ final class RedisLink implements AutoCloseable {
             }
             open = true;
             retryMillis = FIRST_RETRY_MILLIS;
-            log.opened(describe(cause), failuresInRow.getAndSet(0)); // before the probe can close it again
+            opened(describe(cause), failuresInRow.getAndSet(0)); // before the probe can close it again
             scheduleProbe();
         }
     }
 
     private void scheduleProbe() {
         // Full jitter over the second half: a fleet that lost Redis together does not come back in step.
-        schedule(this::probe, retryMillis / 2 + (long) (ThreadLocalRandom.current().nextDouble() * (retryMillis / 2)));
+        schedule(prober, this::probe, retryMillis / 2 + (long) (ThreadLocalRandom.current().nextDouble() * (retryMillis / 2)));
     }
 
-    private void schedule(Runnable task, long delayMillis) {
+    /** False when {@code executor} is shut down: nothing left to run. */
+    static boolean schedule(ScheduledExecutorService executor, Runnable task, long delayMillis) {
         try {
-            prober.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+            executor.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+            return true;
         } catch (RuntimeException e) {
-            // Shut down: nothing left to reconnect or tell.
+            return false;
         }
     }
 
@@ -196,7 +244,7 @@ final class RedisLink implements AutoCloseable {
         answered = answered && mergedBack();
         synchronized (circuit) {
             if (!answered) {
-                log.probeFailed();
+                failedCalls++;
                 retryMillis = Math.min(MAX_RETRY_MILLIS, retryMillis * 2);
                 scheduleProbe();
                 return;
@@ -204,8 +252,8 @@ final class RedisLink implements AutoCloseable {
             failuresInRow.set(0);
             open = false;
         }
-        long token = log.closed();
-        schedule(() -> log.steadySince(token), steadyMillis);
+        long token = closed();
+        schedule(prober, () -> steadySince(token), steadyMillis);
     }
 
     /** Runs the listeners with the circuit still open to every other caller; false when a call of theirs failed. */
@@ -224,6 +272,94 @@ final class RedisLink implements AutoCloseable {
             merging = null;
         }
         return !mergeFailed;
+    }
+
+    // ---- the log
+
+    /** The circuit opened after {@code failures} failed calls: one line unless its outage was told already. */
+    void opened(String cause, int failures) {
+        String line = null;
+        synchronized (circuit) {
+            long now = System.nanoTime();
+            openings++;
+            if (!inOutage) {
+                inOutage = true;
+                startedNanos = now;
+                toldNanos = now;
+                failedCalls = 0;
+                interruptions = 0;
+                line = "fleet store " + address + " unavailable (" + cause
+                        + "); carrying on with this JVM's own knowledge, reconnecting in the background";
+            } else if (now - toldNanos >= remindNanos) {
+                toldNanos = now;
+                line = String.format(Locale.ROOT, "fleet store %s still unsteady: %d interruptions and %d failed calls in %.1f min;"
+                        + " shared between them, this JVM's own knowledge during them", address, interruptions + 1,
+                        failedCalls + Math.max(1, failures), TimeUnit.NANOSECONDS.toMillis(now - startedNanos) / 60_000.0);
+            }
+            failedCalls += Math.max(1, failures);
+            interruptions++;
+        }
+        if (line != null) {
+            events.line(Kind.UNAVAILABLE, line);
+        }
+    }
+
+    /** The circuit closed: returns the token that {@link #steadySince} checks, once Redis has had time to fail again. */
+    long closed() {
+        synchronized (circuit) {
+            lastBackNanos = System.nanoTime();
+            return openings;
+        }
+    }
+
+    /** The circuit has not opened since {@code token} was given: the outage is over, and one line says so. */
+    void steadySince(long token) {
+        String line;
+        synchronized (circuit) {
+            if (!inOutage || token != openings) {
+                return;
+            }
+            inOutage = false;
+            double seconds = TimeUnit.NANOSECONDS.toMillis(lastBackNanos - startedNanos) / 1000.0;
+            line = String.format(Locale.ROOT, "fleet store %s back after %.1f s unavailable (%s, %d failed call%s); sharing again",
+                    address, seconds, interruptions == 1 ? "one interruption" : interruptions + " interruptions",
+                    failedCalls, failedCalls == 1 ? "" : "s");
+        }
+        events.line(Kind.RESTORED, line);
+    }
+
+    /** One line for {@code error}'s kind, with what the store does about it, unless one was said lately. */
+    void refused(JedisDataException error, String consequence) {
+        String code = code(error);
+        long now = System.nanoTime();
+        Long said = refusalSaidAtNanos.get(code);
+        if (said != null && now - said < remindNanos) {
+            return;
+        }
+        if (said == null ? refusalSaidAtNanos.putIfAbsent(code, now) == null : refusalSaidAtNanos.replace(code, said, now)) {
+            events.line(Kind.REFUSED, "fleet store " + address + " refused a command: " + text(error) + "; " + consequence);
+        }
+    }
+
+    static boolean isOutage(JedisDataException e) {
+        return OUTAGES.contains(code(e));
+    }
+
+    /** The error's code, its first word as Redis writes it: {@code OOM}, {@code WRONGTYPE}, {@code ERR}. */
+    static String code(JedisDataException e) {
+        String text = text(e);
+        int space = text.indexOf(' ');
+        return (space < 0 ? text : text.substring(0, space)).toUpperCase(Locale.ROOT);
+    }
+
+    /** The error as Redis wrote it, without the script's digest and line Redis adds, and bounded. */
+    private static String text(JedisDataException e) {
+        String message = e.getMessage() == null ? "" : e.getMessage().trim();
+        int script = message.indexOf(" script: ");
+        message = script >= 0 ? message.substring(0, script) : message;
+        int newline = message.indexOf('\n');
+        message = newline >= 0 ? message.substring(0, newline) : message;
+        return message.length() > 200 ? message.substring(0, 200) + "..." : message;
     }
 
     /** The kind of failure, never its text: a message could quote a command, and commands carry keys. */

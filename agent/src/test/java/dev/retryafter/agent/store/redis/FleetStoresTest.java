@@ -36,14 +36,14 @@ class FleetStoresTest {
 
     @Test
     void noStoreKeepsKnowledgeInTheJvm() throws Exception {
-        assertNull(FleetStores.create(config("default.max-sleep = 60s\n"), Clock.system(), null));
+        assertNull(FleetStores.create(config("default.max-sleep = 60s\n"), Clock.system(), null, () -> null));
     }
 
     @Test
     void aHostsKeysLiveAsLongAsTheStateMaxAge() throws Exception {
         AgentConfig config = config("store = redis://127.0.0.1:" + REDIS.server().port() + "\nfleet = ttl\nstate-max-age = 2h\n");
         Clock clock = Clock.system();
-        try (RedisKnowledgeStore store = FleetStores.create(config, clock, null); Jedis jedis = new Jedis("127.0.0.1", REDIS.server().port())) {
+        try (RedisKnowledgeStore store = FleetStores.create(config, clock, null, config::policies); Jedis jedis = new Jedis("127.0.0.1", REDIS.server().port())) {
             store.imposeNotBefore(HOST, clock.millis() + 1_000);
             Set<String> keys = jedis.keys("retry-after:{ttl}:*");
             assertFalse(keys.isEmpty(), "the host was written to Redis");
@@ -61,7 +61,7 @@ class FleetStoresTest {
         Clock clock = Clock.system();
         FileKnowledgeStore state = FileKnowledgeStore.open(stateFile, clock, config.stateFile().maxAgeMillis(), warning -> { });
         long moment = clock.millis() + 60_000;
-        try (RedisKnowledgeStore store = FleetStores.create(config, clock, state)) {
+        try (RedisKnowledgeStore store = FleetStores.create(config, clock, state, config::policies)) {
             store.imposeNotBefore(HOST, moment);
         }
         state.save();

@@ -4,15 +4,15 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** The fleet store's down, back and refused lines, kept for the test to count and read. */
-final class RecordingEvents implements FleetLog.Events {
+final class RecordingEvents implements RedisLink.Events {
 
     final List<String> unavailable = new CopyOnWriteArrayList<>();
     final List<String> restored = new CopyOnWriteArrayList<>();
     final List<String> refused = new CopyOnWriteArrayList<>();
 
     @Override
-    public void line(FleetLog.Kind kind, String line) {
-        (kind == FleetLog.Kind.UNAVAILABLE ? unavailable : kind == FleetLog.Kind.RESTORED ? restored : refused).add(line);
+    public void line(RedisLink.Kind kind, String line) {
+        (kind == RedisLink.Kind.UNAVAILABLE ? unavailable : kind == RedisLink.Kind.RESTORED ? restored : refused).add(line);
     }
 
     List<String> all() {

@@ -56,25 +56,11 @@ class RedisDataErrorTest {
         }
     }
 
-    private RedisFleet fleet() {
-        RedisFleet fleet = new RedisFleet(server.address(), "data", clock,
-                new RedisFleet.Options().refreshMillis(50).keptLocalMillis(KEPT_LOCAL_MILLIS), events);
-        opened.add(0, fleet);
-        return fleet;
-    }
-
-    private RedisKnowledgeStore store(RedisFleet fleet) {
-        return new RedisKnowledgeStore(fleet, clock, new RedisKnowledgeStore.HostRules() {
-            @Override
-            public boolean isShared(String host) {
-                return true;
-            }
-
-            @Override
-            public long windowMillis(String host) {
-                return 60_000;
-            }
-        });
+    private RedisKnowledgeStore store() {
+        RedisKnowledgeStore store = RedisFixture.store(server.address(), "data", clock,
+                new RedisKnowledgeStore.Options().refreshMillis(50).keptLocalMillis(KEPT_LOCAL_MILLIS), events);
+        opened.add(0, store);
+        return store;
     }
 
     private long goesAt(RedisKnowledgeStore store) {
@@ -97,15 +83,14 @@ class RedisDataErrorTest {
 
     @Test
     void outOfMemoryIsOneWarnAndTheHostStaysInThisJvmWithoutARoundTripPerRequestThenGoesBack() throws Exception {
-        RedisFleet fleet = fleet();
-        RedisKnowledgeStore store = store(fleet);
-        assertTrue(fleet.reserve(HOST, clock.millis(), 0, 60_000, 60_000).isPresent());
+        RedisKnowledgeStore store = store();
+        assertTrue(store.reserve(HOST, clock.millis(), 0, 60_000, 60_000).isPresent());
         assertEquals("OK", jedis.configSet("maxmemory-policy", "noeviction"));
         assertEquals("OK", jedis.configSet("maxmemory", "1"));
 
         long refusedAt = clock.millis();
         store.imposeNotBefore(HOST, refusedAt + WAIT_MILLIS); // a refusal's wait: Redis refuses the write
-        fleet.refresh(); // waits for a refresh already under way when Redis refused: the count starts after it
+        store.refresh(); // waits for a refresh already under way when Redis refused: the count starts after it
         long before = commandsProcessed();
         for (int i = 0; i < 200; i++) {
             assertTrue(goesAt(store) >= refusedAt + WAIT_MILLIS, "the wait holds in this JVM");
@@ -114,7 +99,7 @@ class RedisDataErrorTest {
         Thread.sleep(200); // a few refreshes
         long trips = commandsProcessed() - before - 1; // the INFO itself
         assertTrue(trips <= 2, "200 requests and 4 refreshes while Redis refuses cost " + trips + " commands");
-        assertTrue(fleet.isAvailable(), "Redis is up: no outage");
+        assertTrue(store.isAvailable(), "Redis is up: no outage");
         assertEquals(1, events.refused.size(), events.refused.toString());
         assertTrue(events.refused.get(0).contains("OOM command not allowed"), events.refused.get(0));
         assertEquals(List.of(), events.unavailable);
@@ -124,7 +109,7 @@ class RedisDataErrorTest {
         assertEquals("OK", jedis.configSet("maxmemory", "0"));
         Thread.sleep(KEPT_LOCAL_MILLIS);
         goesAt(store); // asked of Redis again: what this JVM learned meanwhile goes first
-        RedisKnowledgeStore other = store(fleet());
+        RedisKnowledgeStore other = store();
         long otherGoes = goesAt(other);
         assertTrue(otherGoes >= refusedAt + WAIT_MILLIS - 100, "another JVM goes " + (otherGoes - refusedAt) + " ms after it");
         assertEquals(1, events.refused.size(), events.refused.toString());
@@ -132,9 +117,8 @@ class RedisDataErrorTest {
 
     @Test
     void keysOfAnotherTypeAreReplacedAndGarbageInFieldsReadsAsNone() throws Exception {
-        RedisFleet fleet = fleet();
-        RedisKnowledgeStore store = store(fleet);
-        String hash = fleet.hashKey(HOST);
+        RedisKnowledgeStore store = store();
+        String hash = store.hashKey(HOST);
         jedis.set(hash, "another writer's"); // no expiry: broken for ever unless replaced
         jedis.hset(hash + ":streaks", "not", "a list");
 
@@ -144,9 +128,9 @@ class RedisDataErrorTest {
         dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore streak = new dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore();
         streak.recordRefusal(HOST, refusedAt - 5000, refusedAt - 4800, OptionalLong.of(1000), false);
         streak.recordRecovery(HOST, refusedAt - 4600);
-        assertTrue(fleet.merge(HOST, streak.read(HOST)));
+        assertTrue(store.mergeIntoFleet(HOST, streak.read(HOST)));
         assertEquals("list", jedis.type(hash + ":streaks"));
-        RedisKnowledgeStore other = store(fleet());
+        RedisKnowledgeStore other = store();
         assertTrue(goesAt(other) >= refusedAt + WAIT_MILLIS - 100, "the fleet has the wait");
         assertEquals(1, events.refused.size(), "one line for both: " + events.refused);
         assertTrue(events.refused.get(0).contains("WRONGTYPE"), events.refused.get(0));
@@ -159,7 +143,7 @@ class RedisDataErrorTest {
         jedis.hset(hash, "learned-at", "1");
         long now = clock.millis();
         store.recordRefusal(HOST, now, now - 5, OptionalLong.of(1000), false);
-        fleet.refresh();
+        store.refresh();
         store.learn(HOST, clock.millis(), java.util.Optional.empty(), OptionalInt.of(10));
         store.read(HOST);
         assertFalse(agentLog().contains("internal failure"), agentLog());

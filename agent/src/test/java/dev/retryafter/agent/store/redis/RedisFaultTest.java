@@ -51,9 +51,9 @@ class RedisFaultTest {
     /** An outage is over once Redis has answered this long: long beside a flap of the tests, short beside their patience. */
     private static final long STEADY_MILLIS = 3000;
 
-    private RedisFleet store(RedisAddress address) {
-        RedisFleet store = new RedisFleet(address, "faults", Clock.system(),
-                new RedisFleet.Options().refreshMillis(50).steadyMillis(STEADY_MILLIS), events);
+    private RedisKnowledgeStore store(RedisAddress address) {
+        RedisKnowledgeStore store = RedisFixture.store(address, "faults", Clock.system(),
+                new RedisKnowledgeStore.Options().refreshMillis(50).steadyMillis(STEADY_MILLIS), events);
         opened.add(0, store);
         return store;
     }
@@ -75,19 +75,19 @@ class RedisFaultTest {
         EVERYTHING = scratch.read(HOST);
     }
 
-    private static OptionalLong reserve(RedisFleet store) {
+    private static OptionalLong reserve(RedisKnowledgeStore store) {
         return store.reserve(HOST, System.currentTimeMillis(), 100, 1000, 2000);
     }
 
     /** Runs every operation once and returns the longest any took; none may throw. */
-    private static long everyOperation(RedisFleet store) {
+    private static long everyOperation(RedisKnowledgeStore store) {
         long longest = 0;
         List<Runnable> operations = List.of(
                 () -> reserve(store),
-                () -> store.merge(HOST, EVERYTHING),
+                () -> store.mergeIntoFleet(HOST, EVERYTHING),
                 () -> store.refusal(HOST, System.currentTimeMillis(), 2000, System.currentTimeMillis(), OptionalLong.of(1000), true),
                 () -> store.recovery(HOST, System.currentTimeMillis(), System.currentTimeMillis()),
-                () -> store.read(HOST),
+                () -> store.readFleet(HOST),
                 () -> store.admitted(HOST, 2000),
                 () -> store.seen(HOST));
         for (Runnable operation : operations) {
@@ -109,18 +109,18 @@ class RedisFaultTest {
     @Test
     void killedRedisAnswersUnavailableAtOnceAndOneLineSaysSoThenRestartedEmptyItSharesAgain() throws Exception {
         RedisServer server = server();
-        RedisFleet store = store(server.address());
+        RedisKnowledgeStore store = store(server.address());
         AtomicInteger merges = new AtomicInteger();
         store.onRestored(merges::incrementAndGet);
         assertEquals(0, reserve(store).getAsLong());
-        store.merge(HOST, EVERYTHING);
+        store.mergeIntoFleet(HOST, EVERYTHING);
 
         server.kill();
         long first = everyOperation(store);
         assertTrue(first < BOUND_MILLIS, "the first operations on a dead Redis took " + first + " ms");
         assertFalse(store.isAvailable());
         assertEquals(OptionalLong.empty(), reserve(store), "unavailable, not a guess");
-        assertEquals(null, store.read(HOST));
+        assertEquals(null, store.readFleet(HOST));
         for (int i = 0; i < 20; i++) {
             assertTrue(everyOperation(store) < BOUND_MILLIS);
         }
@@ -148,15 +148,15 @@ class RedisFaultTest {
         long second = reserve(store).getAsLong();
         assertTrue(second > 0 && second <= 100, "booked behind the first again: " + second);
         await(() -> !store.seen(HOST).isHeldAt(System.currentTimeMillis()), "the view of the fleet refreshes again: empty");
-        store.merge(HOST, EVERYTHING);
+        store.mergeIntoFleet(HOST, EVERYTHING);
         await(() -> store.seen(HOST).isHeldAt(System.currentTimeMillis()), "and then sees what was merged since");
     }
 
     @Test
     void aPausedRedisCostsOneTimeoutThenNothing() throws Exception {
         RedisServer server = server();
-        RedisFleet store = store(server.address());
-        assertTrue(store.merge(HOST, EVERYTHING));
+        RedisKnowledgeStore store = store(server.address());
+        assertTrue(store.mergeIntoFleet(HOST, EVERYTHING));
         server.pause();
         try {
             long start = System.nanoTime();
@@ -178,7 +178,7 @@ class RedisFaultTest {
             server.resume();
         }
         await(store::isAvailable, "back once it answers");
-        assertTrue(store.read(HOST) != null);
+        assertTrue(store.readFleet(HOST) != null);
         await(() -> !events.restored.isEmpty(), "a line once it has answered steadily");
         assertEquals(1, events.restored.size());
     }
@@ -186,7 +186,7 @@ class RedisFaultTest {
     @Test
     void aSingleSlowAnswerIsNotAnOutage() throws Exception {
         RedisServer server = server();
-        RedisFleet store = store(server.address());
+        RedisKnowledgeStore store = store(server.address());
         assertTrue(reserve(store).isPresent());
         server.pause();
         try {
@@ -202,7 +202,7 @@ class RedisFaultTest {
     @Test
     void aFlappingRedisIsOneOutageOfTwoLinesWithItsLengthAndFailedCalls() throws Exception {
         RedisServer server = server();
-        RedisFleet store = store(server.address());
+        RedisKnowledgeStore store = store(server.address());
         assertTrue(reserve(store).isPresent());
         int flaps = 5;
         for (int i = 0; i < flaps; i++) {
@@ -233,7 +233,7 @@ class RedisFaultTest {
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             port = socket.getLocalPort();
         }
-        RedisFleet store = store(RedisAddress.parse("redis://127.0.0.1:" + port));
+        RedisKnowledgeStore store = store(RedisAddress.parse("redis://127.0.0.1:" + port));
         for (int i = 0; i < 20; i++) {
             assertTrue(everyOperation(store) < BOUND_MILLIS);
         }
@@ -246,11 +246,11 @@ class RedisFaultTest {
         RedisServer server = RedisServer.start(password);
         opened.add(server);
         RedisAddress right = RedisAddress.parse("redis://:" + password + "@127.0.0.1:" + server.port());
-        RedisFleet good = store(right);
+        RedisKnowledgeStore good = store(right);
         assertTrue(reserve(good).isPresent(), "the password from the address is used");
 
         String wrong = "wrong-" + password;
-        RedisFleet bad = store(right.withPassword(wrong));
+        RedisKnowledgeStore bad = store(right.withPassword(wrong));
         for (int i = 0; i < 5; i++) {
             assertTrue(everyOperation(bad) < BOUND_MILLIS);
         }

@@ -44,7 +44,7 @@ class RedisFleetTest {
     static final RedisFixture REDIS = new RedisFixture();
     private static final AtomicInteger FLEETS = new AtomicInteger();
 
-    private final List<RedisFleet> opened = new ArrayList<>();
+    private final List<RedisKnowledgeStore> opened = new ArrayList<>();
     private String fleet;
     private RecordingEvents events;
 
@@ -56,16 +56,16 @@ class RedisFleetTest {
 
     @AfterEach
     void closeStores() {
-        opened.forEach(RedisFleet::close);
+        opened.forEach(RedisKnowledgeStore::close);
         assertEquals(List.of(), events.all(), "Redis was up throughout: no down or back line");
     }
 
-    private RedisFleet store(Clock clock) {
-        return store(clock, new RedisFleet.Options().timeoutMillis(2000)); // a loaded CI machine is not a dead Redis
+    private RedisKnowledgeStore store(Clock clock) {
+        return store(clock, new RedisKnowledgeStore.Options().timeoutMillis(2000)); // a loaded CI machine is not a dead Redis
     }
 
-    private RedisFleet store(Clock clock, RedisFleet.Options options) {
-        RedisFleet store = new RedisFleet(REDIS.server().address(), fleet, clock, options, events);
+    private RedisKnowledgeStore store(Clock clock, RedisKnowledgeStore.Options options) {
+        RedisKnowledgeStore store = RedisFixture.store(REDIS.server().address(), fleet, clock, options, events);
         opened.add(store);
         return store;
     }
@@ -82,12 +82,12 @@ class RedisFleetTest {
         return scratch.read(HOST);
     }
 
-    private static OptionalLong reserve(RedisFleet store, String host, long interval, long maxWait, long window) {
+    private static OptionalLong reserve(RedisKnowledgeStore store, String host, long interval, long maxWait, long window) {
         return store.reserve(host, System.currentTimeMillis(), interval, maxWait, window);
     }
 
-    private static HostKnowledge read(RedisFleet store, String host) {
-        HostKnowledge known = store.read(host);
+    private static HostKnowledge read(RedisKnowledgeStore store, String host) {
+        HostKnowledge known = store.readFleet(host);
         assertNotNull(known, "Redis is up: the store answers");
         return known;
     }
@@ -99,7 +99,7 @@ class RedisFleetTest {
 
     @Test
     void reservationsFollowOneScheduleAtTheIntervalInTheOrderAsked() {
-        RedisFleet store = store(Clock.system());
+        RedisKnowledgeStore store = store(Clock.system());
         long start = System.nanoTime();
         for (int i = 0; i < 10; i++) {
             long wait = wait(reserve(store, HOST, 100, 60_000, 2000));
@@ -112,7 +112,7 @@ class RedisFleetTest {
 
     @Test
     void noWaitIsLongerThanMaxWaitAndAnUnpacedHostIsNotBooked() {
-        RedisFleet store = store(Clock.system());
+        RedisKnowledgeStore store = store(Clock.system());
         assertEquals(0, wait(reserve(store, HOST, 1000, 1500, 2000)));
         long second = wait(reserve(store, HOST, 1000, 1500, 2000));
         assertTrue(second > 500 && second <= 1000, "second booking one interval later: " + second);
@@ -128,8 +128,8 @@ class RedisFleetTest {
 
     @Test
     void concurrentCallersOfTwoStoresLoseNoBooking() throws Exception {
-        RedisFleet a = store(Clock.system());
-        RedisFleet b = store(offset(HOUR));
+        RedisKnowledgeStore a = store(Clock.system());
+        RedisKnowledgeStore b = store(offset(HOUR));
         int threads = 8;
         int each = 25;
         long interval = 10;
@@ -138,7 +138,7 @@ class RedisFleetTest {
         List<Future<List<Long>>> results = new ArrayList<>();
         long start = System.nanoTime();
         for (int t = 0; t < threads; t++) {
-            RedisFleet store = t % 2 == 0 ? a : b;
+            RedisKnowledgeStore store = t % 2 == 0 ? a : b;
             results.add(pool.submit(() -> {
                 go.await();
                 List<Long> waits = new ArrayList<>();
@@ -170,11 +170,11 @@ class RedisFleetTest {
 
     @Test
     void clientsWhoseClocksDifferByHoursShareOneSchedule() {
-        RedisFleet early = store(offset(-HOUR));
-        RedisFleet late = store(offset(HOUR));
+        RedisKnowledgeStore early = store(offset(-HOUR));
+        RedisKnowledgeStore late = store(offset(HOUR));
         long start = System.nanoTime();
         for (int i = 0; i < 6; i++) {
-            RedisFleet store = i % 2 == 0 ? early : late;
+            RedisKnowledgeStore store = i % 2 == 0 ? early : late;
             long wait = wait(reserve(store, HOST, 200, 60_000, 2000));
             long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + 1;
             assertTrue(wait <= 200L * i && wait >= 200L * i - elapsed, "booking " + i + " waits " + wait);
@@ -184,7 +184,7 @@ class RedisFleetTest {
         long lateNow = System.currentTimeMillis() + HOUR;
         InMemoryKnowledgeStore imposed = new InMemoryKnowledgeStore();
         imposed.imposeNotBefore(other, lateNow + 5000);
-        assertTrue(late.merge(other, imposed.read(other)));
+        assertTrue(late.mergeIntoFleet(other, imposed.read(other)));
         long wait = wait(reserve(early, other, 0, 60_000, 2000));
         // Within a millisecond: the moment went from late's clock to Redis's, each rounding to the millisecond.
         assertTrue(wait > 4000 && wait <= 5001, "the early clock waits the same 5 s, not 2 h more or less: " + wait);
@@ -194,13 +194,13 @@ class RedisFleetTest {
 
     @Test
     void aLaterNotBeforeWinsAnEarlierOneDoesNot() {
-        RedisFleet store = store(Clock.system());
+        RedisKnowledgeStore store = store(Clock.system());
         long now = System.currentTimeMillis();
-        assertTrue(store.merge(HOST, change(s -> s.imposeNotBefore(HOST, now + 3000))));
-        assertTrue(store.merge(HOST, change(s -> s.imposeNotBefore(HOST, now + 500))));
+        assertTrue(store.mergeIntoFleet(HOST, change(s -> s.imposeNotBefore(HOST, now + 3000))));
+        assertTrue(store.mergeIntoFleet(HOST, change(s -> s.imposeNotBefore(HOST, now + 500))));
         long kept = read(store, HOST).notBefore().getAsLong() - now;
         assertTrue(kept > 2900 && kept <= 3100, "the earlier moment does not replace the later: " + kept);
-        assertTrue(store.merge(HOST, change(s -> s.imposeNotBefore(HOST, now + 8000))));
+        assertTrue(store.mergeIntoFleet(HOST, change(s -> s.imposeNotBefore(HOST, now + 8000))));
         long reserved = wait(reserve(store, HOST, 0, 60_000, 2000));
         assertTrue(reserved > 7000 && reserved <= 8001, "the later moment wins, and a booking waits for it: " + reserved);
         long bounded = wait(reserve(store, HOST, 0, 1000, 2000));
@@ -209,15 +209,15 @@ class RedisFleetTest {
 
     @Test
     void aLaterHoldWinsWithItsReasonAndNoRequestGoesBeforeItEnds() throws Exception {
-        RedisFleet store = store(Clock.system());
+        RedisKnowledgeStore store = store(Clock.system());
         long now = System.currentTimeMillis();
-        assertTrue(store.merge(HOST, change(s -> s.holdUntil(HOST, now + 60_000, "an hour away, twice"))));
-        assertTrue(store.merge(HOST, change(s -> s.holdUntil(HOST, now + 10_000, "a shorter one"))));
+        assertTrue(store.mergeIntoFleet(HOST, change(s -> s.holdUntil(HOST, now + 60_000, "an hour away, twice"))));
+        assertTrue(store.mergeIntoFleet(HOST, change(s -> s.holdUntil(HOST, now + 10_000, "a shorter one"))));
         HostKnowledge held = read(store, HOST);
         assertTrue(held.isHeldAt(System.currentTimeMillis()));
         assertEquals(Optional.of("an hour away, twice"), held.holdReason(), "the earlier end does not replace the later, nor its reason");
         assertTrue(held.notBefore().getAsLong() >= held.holdUntil().getAsLong(), "nothing goes before the hold ends");
-        assertTrue(store.merge(HOST, change(s -> s.holdUntil(HOST, now + 120_000, "two minutes"))));
+        assertTrue(store.mergeIntoFleet(HOST, change(s -> s.holdUntil(HOST, now + 120_000, "two minutes"))));
         assertEquals(Optional.of("two minutes"), read(store, HOST).holdReason());
         try (Jedis jedis = new Jedis("127.0.0.1", REDIS.server().port())) {
             assertEquals("1", jedis.hget(store.hashKey(HOST), "holds"), "a hold confirmed while held is the same hold");
@@ -229,7 +229,7 @@ class RedisFleetTest {
 
     @Test
     void finishedStreaksAreKeptNewestFirstAndBounded() {
-        RedisFleet store = store(Clock.system());
+        RedisKnowledgeStore store = store(Clock.system());
         long now = System.currentTimeMillis();
         List<FinishedStreak> all = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
@@ -239,14 +239,14 @@ class RedisFleetTest {
                 s.recordRefusal(HOST, start, start + 10 + n, OptionalLong.of(1000 * n), n % 2 == 0);
                 s.recordRecovery(HOST, start + 2000 + n);
             });
-            assertTrue(store.merge(HOST, one));
+            assertTrue(store.mergeIntoFleet(HOST, one));
             all.add(0, one.finishedStreaks().get(0));
         }
-        assertTrue(store.merge(HOST, change(s -> {
+        assertTrue(store.mergeIntoFleet(HOST, change(s -> {
             s.recordRefusal(HOST, now, now + 5, OptionalLong.empty(), false);
             s.recordRecovery(HOST, now + 6);
         })));
-        assertTrue(store.merge(HOST, HostKnowledge.of(OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(),
+        assertTrue(store.mergeIntoFleet(HOST, HostKnowledge.of(OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(),
                 Optional.empty(), Optional.empty(), OptionalLong.empty(), java.util.OptionalInt.empty(), Optional.empty(),
                 List.of(all.get(0)), OptionalLong.empty())), "merged back twice: once");
         List<FinishedStreak> streaks = read(store, HOST).finishedStreaks();
@@ -261,14 +261,14 @@ class RedisFleetTest {
 
     @Test
     void whatWasLearnedLaterWinsWhoeverWritesLast() {
-        RedisFleet fresh = store(offset(HOUR));
-        RedisFleet stale = store(offset(-HOUR));
+        RedisKnowledgeStore fresh = store(offset(HOUR));
+        RedisKnowledgeStore stale = store(offset(-HOUR));
         assertFalse(read(fresh, HOST).paceLearnedAt().isPresent(), "nothing learned yet");
         long freshNow = System.currentTimeMillis() + HOUR;
-        assertTrue(fresh.merge(HOST, change(s -> s.learn(HOST, freshNow, Optional.of(new PaceSchedule(9.0, freshNow - 2000, 4000)),
+        assertTrue(fresh.mergeIntoFleet(HOST, change(s -> s.learn(HOST, freshNow, Optional.of(new PaceSchedule(9.0, freshNow - 2000, 4000)),
                 java.util.OptionalInt.of(18)))));
         long staleNow = System.currentTimeMillis() - HOUR;
-        assertTrue(stale.merge(HOST, change(s -> s.learn(HOST, staleNow - 30_000,
+        assertTrue(stale.mergeIntoFleet(HOST, change(s -> s.learn(HOST, staleNow - 30_000,
                 Optional.of(new PaceSchedule(20.0, staleNow - 30_000, 8000)), java.util.OptionalInt.of(40))))); // old news, written last
         HostKnowledge learned = read(stale, HOST);
         assertEquals(java.util.OptionalInt.of(18), learned.learnedCeiling(), "the fresher learning is kept");
@@ -277,15 +277,15 @@ class RedisFleetTest {
         long epochAgo = System.currentTimeMillis() - HOUR - learned.pace().get().epochMillis();
         assertTrue(epochAgo >= 2000 && epochAgo < 10_000, "epoch, on the stale clock: " + epochAgo);
         long newer = System.currentTimeMillis() - HOUR;
-        assertTrue(stale.merge(HOST, change(s -> s.learn(HOST, newer, Optional.empty(), java.util.OptionalInt.of(12)))));
+        assertTrue(stale.mergeIntoFleet(HOST, change(s -> s.learn(HOST, newer, Optional.empty(), java.util.OptionalInt.of(12)))));
         HostKnowledge after = read(fresh, HOST);
         assertEquals(java.util.OptionalInt.of(12), after.learnedCeiling(), "newer news wins");
         assertEquals(9.0, after.pace().get().refusedRatePerSecond(), "no pace given: the fleet's stands");
     }
 
-    private static RedisFleet.FleetRefusal refusal(RedisFleet store, long sentAgo, OptionalLong header) {
+    private static RedisKnowledgeStore.FleetRefusal refusal(RedisKnowledgeStore store, long sentAgo, OptionalLong header) {
         long now = System.currentTimeMillis();
-        RedisFleet.FleetRefusal refusal = store.refusal(HOST, now, 60_000, now - sentAgo, header, false);
+        RedisKnowledgeStore.FleetRefusal refusal = store.refusal(HOST, now, 60_000, now - sentAgo, header, false);
         assertNotNull(refusal, "Redis is up: the store answers");
         return refusal;
     }
@@ -296,13 +296,13 @@ class RedisFleetTest {
      */
     @Test
     void anotherJvmsRefusalCountsSuccessesNoOperationCarried() throws Exception {
-        RedisFleet.Options noRefresh = new RedisFleet.Options().timeoutMillis(2000).refreshMillis(3_600_000);
-        RedisFleet a = store(Clock.system(), noRefresh);
-        RedisFleet b = store(Clock.system(), noRefresh);
+        RedisKnowledgeStore.Options noRefresh = new RedisKnowledgeStore.Options().timeoutMillis(2000).refreshMillis(3_600_000);
+        RedisKnowledgeStore a = store(Clock.system(), noRefresh);
+        RedisKnowledgeStore b = store(Clock.system(), noRefresh);
         for (int i = 0; i < 6; i++) {
             a.admitted(HOST, 2_000);
         }
-        Thread.sleep(20 * RedisFleet.EARLY_FLUSH_MILLIS); // generous: the trip is asked for at once
+        Thread.sleep(20 * RedisKnowledgeStore.EARLY_FLUSH_MILLIS); // generous: the trip is asked for at once
         long now = System.currentTimeMillis();
         assertEquals(6, b.refusal(HOST, now, 2_000, now, OptionalLong.empty(), false).ceiling,
                 "a's six, though a made no trip of its own and no refresh came");
@@ -314,24 +314,24 @@ class RedisFleetTest {
      */
     @Test
     void aLongWindowsSuccessesWaitForTheRefresh() throws Exception {
-        RedisFleet.Options slowRefresh = new RedisFleet.Options().timeoutMillis(2000).refreshMillis(5_000);
+        RedisKnowledgeStore.Options slowRefresh = new RedisKnowledgeStore.Options().timeoutMillis(2000).refreshMillis(5_000);
         long window = 500_000; // an 80th of it is later than the refresh
-        RedisFleet a = store(Clock.system(), slowRefresh);
-        RedisFleet b = store(Clock.system(), slowRefresh);
+        RedisKnowledgeStore a = store(Clock.system(), slowRefresh);
+        RedisKnowledgeStore b = store(Clock.system(), slowRefresh);
         for (int i = 0; i < 6; i++) {
             a.admitted(HOST, window);
         }
-        Thread.sleep(20 * RedisFleet.EARLY_FLUSH_MILLIS); // a short window's trip would have gone by now
+        Thread.sleep(20 * RedisKnowledgeStore.EARLY_FLUSH_MILLIS); // a short window's trip would have gone by now
         long now = System.currentTimeMillis();
         assertEquals(0, b.refusal(HOST, now, window, now, OptionalLong.empty(), false).ceiling, "a's six wait for its refresh");
-        assertEquals(RedisFleet.EARLY_FLUSH_MILLIS, RedisFleet.earlyFlushMillis(2_000), "a window of 2 s: within 25 ms");
-        assertEquals(750, RedisFleet.earlyFlushMillis(60_000), "the default window: later than the default refresh");
+        assertEquals(RedisKnowledgeStore.EARLY_FLUSH_MILLIS, RedisKnowledgeStore.earlyFlushMillis(2_000), "a window of 2 s: within 25 ms");
+        assertEquals(750, RedisKnowledgeStore.earlyFlushMillis(60_000), "the default window: later than the default refresh");
     }
 
     @Test
     void theCeilingCountsEveryJvmsSuccessesSinceThePreviousRefusal() {
-        RedisFleet a = store(offset(HOUR));
-        RedisFleet b = store(offset(-HOUR));
+        RedisKnowledgeStore a = store(offset(HOUR));
+        RedisKnowledgeStore b = store(offset(-HOUR));
         for (int i = 0; i < 6; i++) {
             a.admitted(HOST, 60_000);
         }
@@ -339,10 +339,10 @@ class RedisFleetTest {
             b.admitted(HOST, 60_000);
         }
         b.refresh(); // b's count travels with its next refresh
-        RedisFleet.FleetRefusal first = refusal(a, 0, OptionalLong.of(2000));
+        RedisKnowledgeStore.FleetRefusal first = refusal(a, 0, OptionalLong.of(2000));
         assertEquals(10, first.ceiling, "a's six and b's four");
         assertTrue(first.first);
-        RedisFleet.FleetRefusal echo = refusal(b, 0, OptionalLong.empty());
+        RedisKnowledgeStore.FleetRefusal echo = refusal(b, 0, OptionalLong.empty());
         assertEquals(0, echo.ceiling, "the streak's echo: nothing admitted since");
         assertFalse(echo.first);
         assertEquals(2, echo.streak.refusals(), "b's refusal counts into a's streak");
@@ -359,8 +359,8 @@ class RedisFleetTest {
 
     @Test
     void aSuccessSentAfterTheFleetsStreakBeganEndsItForEveryJvm() throws Exception {
-        RedisFleet a = store(offset(HOUR));
-        RedisFleet b = store(offset(-HOUR));
+        RedisKnowledgeStore a = store(offset(HOUR));
+        RedisKnowledgeStore b = store(offset(-HOUR));
         long bNow = System.currentTimeMillis() - HOUR;
         assertEquals(Optional.empty(), b.recovery(HOST, bNow, bNow), "no streak: nothing to end");
         refusal(a, 10, OptionalLong.of(3000));
@@ -390,17 +390,17 @@ class RedisFleetTest {
 
     @Test
     void theScheduleAndTheCostsMomentMergeLaterWins() {
-        RedisFleet store = store(Clock.system());
+        RedisKnowledgeStore store = store(Clock.system());
         long now = System.currentTimeMillis();
         InMemoryKnowledgeStore booked = new InMemoryKnowledgeStore();
         booked.reserveSlot(HOST, now + 3999, 1, Long.MAX_VALUE / 4); // the next slot: now + 4000
-        assertTrue(store.merge(HOST, booked.read(HOST)));
+        assertTrue(store.mergeIntoFleet(HOST, booked.read(HOST)));
         long ahead = read(store, HOST).nextSlot().getAsLong() - now;
         assertTrue(ahead > 3000 && ahead <= 4100, "merged: " + ahead);
         long waited = wait(reserve(store, HOST, 100, 60_000, 2000));
         assertTrue(waited > 3000 && waited <= 4001, "a booking waits for the merged slot, to the millisecond: " + waited);
-        assertTrue(store.merge(HOST, change(s -> s.forgetCostsBefore(HOST, now - 5000))));
-        assertTrue(store.merge(HOST, change(s -> s.forgetCostsBefore(HOST, now - 60_000))));
+        assertTrue(store.mergeIntoFleet(HOST, change(s -> s.forgetCostsBefore(HOST, now - 5000))));
+        assertTrue(store.mergeIntoFleet(HOST, change(s -> s.forgetCostsBefore(HOST, now - 60_000))));
         long since = now - read(store, HOST).costsSince().getAsLong();
         assertTrue(since >= 4900 && since < 10_000, "an earlier moment does not replace the later: " + since);
     }
@@ -408,17 +408,17 @@ class RedisFleetTest {
     @Test
     void everyKeyExpires() {
         long ttl = TimeUnit.MINUTES.toMillis(10);
-        RedisFleet store = store(Clock.system(), new RedisFleet.Options().timeoutMillis(2000).ttlMillis(ttl));
+        RedisKnowledgeStore store = store(Clock.system(), new RedisKnowledgeStore.Options().timeoutMillis(2000).ttlMillis(ttl));
         store.admitted(HOST, 2000);
         wait(reserve(store, HOST, 100, 1000, 2000));
         long now = System.currentTimeMillis();
-        assertTrue(store.merge(HOST, change(s -> {
+        assertTrue(store.mergeIntoFleet(HOST, change(s -> {
             s.recordRefusal(HOST, now, now, OptionalLong.empty(), false);
             s.recordRecovery(HOST, now + 2);
         })));
         InMemoryKnowledgeStore held = new InMemoryKnowledgeStore();
         held.holdUntil("held.example:80", now + TimeUnit.HOURS.toMillis(2), "long");
-        assertTrue(store.merge("held.example:80", held.read("held.example:80")));
+        assertTrue(store.mergeIntoFleet("held.example:80", held.read("held.example:80")));
         try (Jedis jedis = new Jedis("127.0.0.1", REDIS.server().port())) {
             String hash = store.hashKey(HOST);
             assertEquals("retry-after:{" + fleet + "}:host:" + HOST, hash);
@@ -436,16 +436,16 @@ class RedisFleetTest {
     @Test
     void theFleetsKnowledgeReachesThisJvmsViewOnItsClock() {
         // No refresh but the test's own, and no background trip for the successes' count.
-        RedisFleet.Options rare = new RedisFleet.Options().timeoutMillis(2000).refreshMillis(3_600_000).countsOnlyWithTheRefresh();
-        RedisFleet a = store(offset(HOUR), rare);
-        RedisFleet b = store(offset(-HOUR), rare);
+        RedisKnowledgeStore.Options rare = new RedisKnowledgeStore.Options().timeoutMillis(2000).refreshMillis(3_600_000).countsOnlyWithTheRefresh();
+        RedisKnowledgeStore a = store(offset(HOUR), rare);
+        RedisKnowledgeStore b = store(offset(-HOUR), rare);
         assertNull(a.seen(HOST), "never refreshed: nothing seen");
         a.refresh();
         assertFalse(a.seen(HOST).pace().isPresent(), "nothing learned yet");
         long bNow = System.currentTimeMillis() - HOUR;
-        assertTrue(b.merge(HOST, change(s -> s.learn(HOST, bNow - 1000, Optional.of(new PaceSchedule(10.0, bNow - 3000, 4000)),
+        assertTrue(b.mergeIntoFleet(HOST, change(s -> s.learn(HOST, bNow - 1000, Optional.of(new PaceSchedule(10.0, bNow - 3000, 4000)),
                 java.util.OptionalInt.of(20)))));
-        assertTrue(b.merge(HOST, change(s -> s.imposeNotBefore(HOST, bNow + 5000))));
+        assertTrue(b.mergeIntoFleet(HOST, change(s -> s.imposeNotBefore(HOST, bNow + 5000))));
         a.refresh();
         HostKnowledge seen = a.seen(HOST);
         PaceSchedule pace = seen.pace().get();

@@ -41,25 +41,11 @@ class RedisFloorTest {
         return server;
     }
 
-    private RedisFleet fleet(RedisServer server) {
-        RedisFleet fleet = new RedisFleet(server.address(), "floor", clock,
-                new RedisFleet.Options().refreshMillis(50), new RecordingEvents());
-        opened.add(0, fleet);
-        return fleet;
-    }
-
-    private RedisKnowledgeStore store(RedisFleet fleet) {
-        return new RedisKnowledgeStore(fleet, clock, new RedisKnowledgeStore.HostRules() {
-            @Override
-            public boolean isShared(String host) {
-                return true;
-            }
-
-            @Override
-            public long windowMillis(String host) {
-                return 60_000;
-            }
-        });
+    private RedisKnowledgeStore store(RedisServer server) {
+        RedisKnowledgeStore store = RedisFixture.store(server.address(), "floor", clock,
+                new RedisKnowledgeStore.Options().refreshMillis(50), new RecordingEvents());
+        opened.add(0, store);
+        return store;
     }
 
     /** The moment a request asking now may go: never before the refusal's not-before. */
@@ -71,13 +57,12 @@ class RedisFloorTest {
     @Test
     void aWaitImposedWhileRedisWasAwayHoldsForARequestAskingAsItComesBack() throws Exception {
         RedisServer server = server();
-        RedisFleet fleet = fleet(server);
-        RedisKnowledgeStore[] store = new RedisKnowledgeStore[1];
+        RedisKnowledgeStore store = store(server);
         List<Long> askedOnReturn = new CopyOnWriteArrayList<>();
-        // Registered before the store's own merge-back, so it runs first: a request thread asks while
+        // Added after the store's own merge-back, so it runs first: a request thread asks while
         // the link comes back and before what was imposed meanwhile has reached Redis.
-        fleet.onRestored(() -> {
-            Thread request = new Thread(() -> askedOnReturn.add(goesAt(store[0])));
+        store.onRestored(() -> {
+            Thread request = new Thread(() -> askedOnReturn.add(goesAt(store)));
             request.start();
             try {
                 request.join(10_000);
@@ -85,25 +70,24 @@ class RedisFloorTest {
                 Thread.currentThread().interrupt();
             }
         });
-        store[0] = store(fleet);
-        assertTrue(fleet.reserve(HOST, clock.millis(), 0, 60_000, 60_000).isPresent(), "Redis answers at first");
+        assertTrue(store.reserve(HOST, clock.millis(), 0, 60_000, 60_000).isPresent(), "Redis answers at first");
 
         server.kill();
         await(() -> {
-            fleet.reserve(HOST, clock.millis(), 0, 60_000, 60_000);
-            return !fleet.isAvailable();
+            store.reserve(HOST, clock.millis(), 0, 60_000, 60_000);
+            return !store.isAvailable();
         }, "the circuit opens on a dead Redis");
         long refusedAt = clock.millis();
-        store[0].imposeNotBefore(HOST, refusedAt + WAIT_MILLIS); // a refusal's wait, while Redis is away
+        store.imposeNotBefore(HOST, refusedAt + WAIT_MILLIS); // a refusal's wait, while Redis is away
         server.startAgain(); // empty: the wait is nowhere in Redis
-        await(() -> !askedOnReturn.isEmpty() && fleet.isAvailable(), "the link comes back");
+        await(() -> !askedOnReturn.isEmpty() && store.isAvailable(), "the link comes back");
 
         assertTrue(askedOnReturn.get(0) >= refusedAt + WAIT_MILLIS,
                 "a request asking as Redis came back went " + (askedOnReturn.get(0) - refusedAt) + " ms after the refusal, not "
                         + WAIT_MILLIS);
-        assertTrue(goesAt(store[0]) >= refusedAt + WAIT_MILLIS, "and once it is back");
+        assertTrue(goesAt(store) >= refusedAt + WAIT_MILLIS, "and once it is back");
         // The merge-back carried it to the fleet: another JVM waits too (give or take the conversion through Redis's clock).
-        RedisKnowledgeStore other = store(fleet(server));
+        RedisKnowledgeStore other = store(server);
         long otherGoes = goesAt(other);
         assertTrue(otherGoes >= refusedAt + WAIT_MILLIS - 100, "another JVM goes " + (otherGoes - refusedAt) + " ms after it");
     }
@@ -111,7 +95,7 @@ class RedisFloorTest {
     @Test
     void aWaitRedisLostStillHoldsForThisJvm() throws Exception {
         RedisServer server = server();
-        RedisKnowledgeStore store = store(fleet(server));
+        RedisKnowledgeStore store = store(server);
         long refusedAt = clock.millis();
         store.imposeNotBefore(HOST, refusedAt + WAIT_MILLIS);
         try (Jedis jedis = new Jedis("127.0.0.1", server.port())) {

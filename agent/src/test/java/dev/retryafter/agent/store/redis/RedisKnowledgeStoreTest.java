@@ -2,6 +2,7 @@ package dev.retryafter.agent.store.redis;
 
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.knowledge.HostKnowledge;
+import dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore;
 import dev.retryafter.agent.engine.knowledge.OpenStreak;
 import dev.retryafter.agent.engine.learn.PaceSchedule;
 import org.junit.jupiter.api.AfterEach;
@@ -59,15 +60,15 @@ class RedisKnowledgeStoreTest {
     };
 
     private RedisKnowledgeStore jvm(RedisServer redis, long refreshMillis) {
-        return jvm(fleet(redis, new RedisFleet.Options().timeoutMillis(2000).refreshMillis(refreshMillis)));
+        return jvm(fleet(redis, new RedisKnowledgeStore.Options().timeoutMillis(2000).refreshMillis(refreshMillis)));
     }
 
-    private RedisFleet fleet(RedisServer redis, RedisFleet.Options options) {
-        return new RedisFleet(redis.address(), fleet, Clock.system(), options, new RecordingEvents());
+    private RedisKnowledgeStore fleet(RedisServer redis, RedisKnowledgeStore.Options options) {
+        return new RedisKnowledgeStore(redis.address(), fleet, new InMemoryKnowledgeStore(), Clock.system(), RULES, options,
+                new RecordingEvents());
     }
 
-    private RedisKnowledgeStore jvm(RedisFleet shared) {
-        RedisKnowledgeStore store = new RedisKnowledgeStore(shared, Clock.system(), RULES);
+    private RedisKnowledgeStore jvm(RedisKnowledgeStore store) {
         opened.add(0, store);
         return store;
     }
@@ -179,7 +180,7 @@ class RedisKnowledgeStoreTest {
     @Test
     void aQuietHostCostsNoRoundTripAndAnotherJvmsWaitReachesThisJvmWithTheRefresh() throws Exception {
         // The request path alone: no refresh but the test's own, and no background trip for the successes' count.
-        RedisFleet quiet = fleet(REDIS.server(), new RedisFleet.Options().timeoutMillis(2000).refreshMillis(3_600_000).countsOnlyWithTheRefresh());
+        RedisKnowledgeStore quiet = fleet(REDIS.server(), new RedisKnowledgeStore.Options().timeoutMillis(2000).refreshMillis(3_600_000).countsOnlyWithTheRefresh());
         RedisKnowledgeStore a = jvm(quiet);
         RedisKnowledgeStore b = jvm(REDIS.server(), 3_600_000);
         a.read(HOST); // asked about: refreshed from now on

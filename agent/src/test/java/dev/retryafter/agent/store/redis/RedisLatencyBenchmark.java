@@ -19,8 +19,8 @@ public final class RedisLatencyBenchmark {
     public static void main(String[] args) throws Exception {
         int calls = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         try (RedisServer server = RedisServer.start();
-             RedisFleet store = new RedisFleet(server.address(), "bench", Clock.system(),
-                     new RedisFleet.Options(), new RecordingEvents())) {
+             RedisKnowledgeStore store = RedisFixture.store(server.address(), "bench", Clock.system(),
+                     new RedisKnowledgeStore.Options(), new RecordingEvents())) {
             long[] paced = new long[calls];
             long[] unpaced = new long[calls];
             for (int round = 0; round < 2; round++) { // the first round warms up the JIT and the pool
