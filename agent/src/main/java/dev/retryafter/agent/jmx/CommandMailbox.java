@@ -92,12 +92,18 @@ public final class CommandMailbox implements Runnable {
             return;
         }
         System.setProperty(PROPERTY, box.toString());
+        Exiting.watch();
         long touched = System.currentTimeMillis();
         while (true) {
             try {
                 Thread.sleep(POLL_MILLIS);
                 if (!Files.isDirectory(box, LinkOption.NOFOLLOW_LINKS)) {
-                    box = open(); // a cleaner of the temporary directory took it, or it was taken for a dead JVM's
+                    try {
+                        box = open(); // a cleaner of the temporary directory took it, or it was taken for a dead JVM's
+                    } catch (IllegalStateException exiting) { // deleteOnExit refuses once the JVM is shutting down
+                        System.clearProperty(PROPERTY);
+                        return;
+                    }
                     System.setProperty(PROPERTY, box.toString());
                 }
                 if (System.currentTimeMillis() - touched > TOUCH_MILLIS) {
@@ -109,7 +115,9 @@ public final class CommandMailbox implements Runnable {
                 return;
             } catch (Throwable t) {
                 System.clearProperty(PROPERTY);
-                beans.log.warn("the command line can no longer steer this JVM ({}); JMX can", String.valueOf(t));
+                if (!Exiting.now) { // an exiting JVM's hooks delete the box under this loop: nothing to warn of
+                    beans.log.warn("the command line can no longer steer this JVM ({}); JMX can", String.valueOf(t));
+                }
                 return;
             }
         }
@@ -124,7 +132,13 @@ public final class CommandMailbox implements Runnable {
         // The pid names it for people; the rest keeps two JVMs of one pid (in two pid namespaces) apart.
         Path box = base.resolve(pid() + "-" + Integer.toHexString(new Random().nextInt()));
         ownDirectory(box, user);
-        box.toFile().deleteOnExit(); // emptied by then: the command line deletes each answer it reads
+        try {
+            box.toFile().deleteOnExit(); // emptied by then: the command line deletes each answer it reads
+        } catch (IllegalStateException exiting) {
+            // The JVM is exiting and its hooks took the box away: no new one, and none left behind.
+            Files.deleteIfExists(box);
+            throw exiting;
+        }
         return box;
     }
 
@@ -255,5 +269,24 @@ public final class CommandMailbox implements Runnable {
         }
         String name = java.lang.management.ManagementFactory.getRuntimeMXBean().getName(); // "pid@host"
         return Long.parseLong(name.substring(0, name.indexOf('@')));
+    }
+
+    /** Whether the JVM has begun to exit: set by a shutdown hook, the moment the box's deleteOnExit may run. */
+    private static final class Exiting implements Runnable {
+        static volatile boolean now;
+
+        static void watch() {
+            try {
+                Thread hook = new Thread(new Exiting(), "retry-after-agent-commands-exit");
+                Runtime.getRuntime().addShutdownHook(hook);
+            } catch (IllegalStateException alreadyExiting) {
+                now = true;
+            }
+        }
+
+        @Override
+        public void run() {
+            now = true;
+        }
     }
 }
