@@ -24,8 +24,10 @@ public final class ResponseAdvice {
                      @Advice.FieldValue(value = "responseCode", readOnly = false) int responseCode,
                      @Advice.FieldValue(value = "inputStream", readOnly = false) InputStream body,
                      @Advice.FieldValue(value = "http", readOnly = false, typing = Assigner.Typing.DYNAMIC) Object http,
-                     @Advice.FieldValue(value = "connected", readOnly = false) boolean connected) throws IOException {
+                     @Advice.FieldValue(value = "connected", readOnly = false) boolean connected,
+                     @Advice.FieldValue(value = "responses", typing = Assigner.Typing.DYNAMIC) Object headers) throws IOException {
         if (!followed && AgentHooks.respond("urlconnection", connection, http, body, connection.getResponseCode())) {
+            ((sun.net.www.MessageHeader) headers).reset(); // else a resend that fails leaves the refusal's status to be read
             body = null;
             http = null;
             connected = false;
