@@ -9,6 +9,7 @@ import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -28,8 +29,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class Http2AttachedTest {
 
-    private static final List<String> CLIENTS = List.of("Apache HttpAsyncClient 5", "OkHttp");
-
     @BeforeEach
     void agent() {
         Hooks.requireAgent();
@@ -42,24 +41,23 @@ class Http2AttachedTest {
             assertEquals(200, get(client, portal.url("/records/1")), client);
             assertEquals(Collections.nCopies(3, "HTTP/2.0"), portal.versions, "two refusals retried by the agent, each a stream of"
                     + " HTTP/2, nothing stacked beneath");
-            for (long gap : portal.gapsMillis()) {
-                MinSleepFloor.assertKept(gap, AbstractClientSuite.MIN_SLEEP_MILLIS, () -> client + ": a request came " + gap
-                        + " ms after a refusal");
-            }
+            MinSleepFloor.assertKeptBetween(portal.arrivals, AbstractClientSuite.MIN_SLEEP_MILLIS, client);
         }
     }
 
-    /** Apache's own retry strategy obeys Retry-After: 3600; beneath the agent it must not, over HTTP/2 too. */
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"Apache HttpAsyncClient 5", "OkHttp"})
-    void retryAfter3600OverHttp2NeverSleepsAnHour(String client) throws Exception {
+    /**
+     * Apache's own retry strategy obeys Retry-After: 3600; beneath the agent it must not, over HTTP/2 too. (OkHttp has
+     * no strategy that retries a 429, so it would pass this without the agent: it is not asked.)
+     */
+    @Test
+    void retryAfter3600OverHttp2NeverSleepsAnHour() throws Exception {
+        String client = "Apache HttpAsyncClient 5";
         try (H2Portal portal = new H2Portal(n -> 429, "3600")) {
             long start = System.nanoTime();
             try {
                 assertEquals(429, get(client, portal.url("/records/1")), "the last refusal goes back to the application");
             } catch (Exception e) {
-                assertTrue(String.valueOf(e).contains("HostHeldException") || String.valueOf(e.getCause()).contains("HostHeldException"),
-                        () -> "a refusal or a hold, nothing else: " + e);
+                assertTrue(AbstractClientSuite.isHostHeld(e), () -> "a refusal or a hold, nothing else: " + e);
             }
             assertTrue(System.nanoTime() - start < 10_000_000_000L, "no hour asleep on Retry-After: 3600");
             assertTrue(portal.arrivals.size() <= AbstractClientSuite.MAX_ATTEMPTS, () -> portal.arrivals.size() + " requests");
@@ -78,7 +76,7 @@ class Http2AttachedTest {
                 }
             }
             default:
-                throw new IllegalArgumentException(client + " is not one of " + CLIENTS);
+                throw new IllegalArgumentException(client);
         }
     }
 

@@ -75,15 +75,6 @@ public final class H2Portal implements AutoCloseable {
         return "http://127.0.0.1:" + port + path;
     }
 
-    /** The gaps between requests, in milliseconds: each after a refusal, where every request but the last was refused. */
-    public long[] gapsMillis() {
-        long[] gaps = new long[Math.max(0, arrivals.size() - 1)];
-        for (int i = 1; i < arrivals.size(); i++) {
-            gaps[i - 1] = (arrivals.get(i) - arrivals.get(i - 1)) / 1_000_000;
-        }
-        return gaps;
-    }
-
     @Override
     public void close() {
         server.close(CloseMode.IMMEDIATE);

@@ -1,5 +1,6 @@
 package dev.retryafter.it.harness;
 
+import java.util.List;
 import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,5 +31,17 @@ public final class MinSleepFloor {
     public static void assertKept(long gapMillis, long minSleepMillis, Supplier<String> context) {
         assertTrue(kept(gapMillis, minSleepMillis), () -> "never sooner than min-sleep (" + minSleepMillis + " ms, less "
                 + SERVER_CLOCK_TOLERANCE_MILLIS + " ms for the server's timestamps) after a refusal: " + gapMillis + " ms\n" + context.get());
+    }
+
+    /**
+     * Every gap between requests a server stamped ({@code arrivalsNanos}, {@code System.nanoTime()}) keeps
+     * {@code minSleepMillis}: for a script in which every request but the last is refused.
+     */
+    public static void assertKeptBetween(List<Long> arrivalsNanos, long minSleepMillis, String who) {
+        for (int i = 1; i < arrivalsNanos.size(); i++) {
+            long gap = (arrivalsNanos.get(i) - arrivalsNanos.get(i - 1)) / 1_000_000;
+            int request = i;
+            assertKept(gap, minSleepMillis, () -> who + ": request " + request + " came " + gap + " ms after a refusal");
+        }
     }
 }
