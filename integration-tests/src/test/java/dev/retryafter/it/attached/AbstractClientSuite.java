@@ -74,6 +74,23 @@ abstract class AbstractClientSuite {
         }
     }
 
+    /**
+     * Runs {@code lastRefusal}, a request every attempt of which is refused: it must give the application the last
+     * refusal as the client has it. On a slow machine the attempts can outlast max-sleep (1 s here) with nothing let
+     * through, and the agent then rightly holds the host: the request fails fast with the hold, after fewer attempts.
+     */
+    static void lastRefusalOrAHold(ScriptedServer server, org.junit.jupiter.api.function.Executable lastRefusal) throws Throwable {
+        try {
+            lastRefusal.execute();
+            assertEquals(MAX_ATTEMPTS, server.requests(), "max-attempts is 3, with nothing stacked beneath");
+        } catch (Throwable e) {
+            if (!isHostHeld(e)) {
+                throw e;
+            }
+            assertTrue(server.requests() < MAX_ATTEMPTS, () -> "held before its last attempt: " + server.requests() + " requests");
+        }
+    }
+
     /** Whether {@code e}, or what it wraps, is the agent's hold (its class is the agent's loader's, not this test's). */
     static boolean isHostHeld(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
@@ -86,10 +103,9 @@ abstract class AbstractClientSuite {
 
     /** A 503 with Retry-After: 0 too: a client's own one retry of it (OkHttp's) must not run beneath the agent's. */
     @Test
-    void afterMaxAttemptsTheLastRefusalComesBackUnchanged() throws Exception {
+    void afterMaxAttemptsTheLastRefusalComesBackUnchanged() throws Throwable {
         try (ScriptedServer server = new ScriptedServer(n -> new Reply(503, "0", 32))) {
-            assertEquals(503, get(server.url("/records/1")));
-            assertEquals(MAX_ATTEMPTS, server.requests(), "max-attempts is 3, with nothing stacked beneath");
+            lastRefusalOrAHold(server, () -> assertEquals(503, get(server.url("/records/1"))));
         }
     }
 

@@ -99,12 +99,13 @@ class AsyncHttpClientAttachedTest extends AbstractClientSuite {
     }
 
     @Test
-    void asyncHttpClientsLastRefusalReachesTheHandlerWithItsBody() throws Exception {
+    void asyncHttpClientsLastRefusalReachesTheHandlerWithItsBody() throws Throwable {
         try (ScriptedServer server = new ScriptedServer(n -> new Reply(503, "0", 32))) {
             Recording handler = new Recording();
-            assertEquals(503, CLIENT.executeRequest(Dsl.get(server.url("/records/1")).build(), handler).get(30, TimeUnit.SECONDS));
-            assertEquals(List.of("status 503", "headers", "completed 32"), handler.heard);
-            assertEquals(MAX_ATTEMPTS, server.requests());
+            lastRefusalOrAHold(server, () -> {
+                assertEquals(503, CLIENT.executeRequest(Dsl.get(server.url("/records/1")).build(), handler).get(30, TimeUnit.SECONDS));
+                assertEquals(List.of("status 503", "headers", "completed 32"), handler.heard);
+            });
         }
     }
 
