@@ -188,11 +188,13 @@ public final class HostKnowledge implements Serializable {
 
     /**
      * This knowledge as a new run finds it at {@code now}: the pace starts its curve again from now (a
-     * run that stopped for a while has not been probing), and a streak left open cannot be measured any
-     * more. Everything else, waits and holds not yet over included, stands.
+     * run that stopped for a while has not been probing), on its plateau if a refused probe had confirmed
+     * one (the rate refused twice is the limit: no dip below it), and a streak left open cannot be measured
+     * any more. Everything else, waits and holds not yet over included, stands.
      */
     public HostKnowledge restartedAt(long now) {
-        PaceSchedule restarted = pace == null ? null : new PaceSchedule(pace.refusedRatePerSecond(), now, pace.cycleMillis());
+        PaceSchedule restarted = pace == null ? null
+                : new PaceSchedule(pace.refusedRatePerSecond(), now, pace.cycleMillis(), pace.probeAfterMillis());
         return new HostKnowledge(notBeforeMillis, nextSlotMillis, holdUntilMillis, holdReason, restarted, paceLearnedAtMillis,
                 learnedCeiling, null, streaks, costsSinceMillis, hintsDistrusted);
     }
