@@ -549,15 +549,22 @@ public final class HostState {
      * The pace restarts from it; later streaks correct it.
      */
     private Learned learnFirstPeriod(long now, KnowledgeStore.StreakEnd end) {
-        // The period begins at the first request, or where the last streak that taught nothing ended (a late
-        // start: the first period was someone else's, all of it refused).
-        List<FinishedStreak> earlier = end.before().finishedStreaks();
-        long firstSent = earlier.isEmpty() ? firstSentMillis : earlier.get(0).startedAtMillis() + earlier.get(0).recoveredByMillis();
-        long streakStart = end.streak().startedAtMillis();
-        if (learnedWindowMillis > 0 || firstSent == HostKnowledge.NO_MOMENT) {
+        if (learnedWindowMillis > 0 || firstSentMillis == HostKnowledge.NO_MOMENT) {
             return null;
         }
-        if (earlier.isEmpty()) {
+        // The period begins at the first request, or where the last streak of this run that taught nothing ended (a
+        // late start: the first period was someone else's, all of it refused). A store's streaks from before this run
+        // (a state file, a fleet) say nothing of when this run's period began.
+        FinishedStreak earlier = null;
+        for (FinishedStreak streak : end.before().finishedStreaks()) { // newest first
+            if (streak.startedAtMillis() >= firstSentMillis) {
+                earlier = streak;
+                break;
+            }
+        }
+        long firstSent = earlier == null ? firstSentMillis : earlier.startedAtMillis() + earlier.recoveredByMillis();
+        long streakStart = end.streak().startedAtMillis();
+        if (earlier == null) {
             // In a fleet the period began with the fleet's first request let through, which may be before this JVM's.
             firstSent = Math.min(firstSent, store.firstAdmitted(key, firstSent - windowMillis(), streakStart).orElse(firstSent));
         }

@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine;
 
+import dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore;
+import dev.retryafter.agent.engine.knowledge.KnowledgeStore;
 import dev.retryafter.agent.testing.RecordingListener;
 import dev.retryafter.agent.testing.VirtualClock;
 
@@ -8,15 +10,25 @@ import java.util.Random;
 /** An engine in virtual time with seeded jitter and a recording listener. */
 final class EngineFixture {
 
-    final VirtualClock clock = new VirtualClock();
+    final VirtualClock clock;
     final RecordingListener listener = new RecordingListener();
     final RetryEngine engine;
 
     EngineFixture(Policy policy) {
+        this(new VirtualClock(), policy, new InMemoryKnowledgeStore());
+    }
+
+    /** A run of the default policy on {@code clock} whose knowledge is {@code store}'s: a second run, or one of a fleet. */
+    EngineFixture(VirtualClock clock, KnowledgeStore store) {
+        this(clock, Policy.DEFAULTS, store);
+    }
+
+    private EngineFixture(VirtualClock clock, Policy policy, KnowledgeStore store) {
+        this.clock = clock;
         Random random = new Random(11);
         engine = RetryEngine.builder()
                 .clock(clock).sleeper(clock).random(random::nextDouble)
-                .listener(listener).policies(PolicyLookup.everyHost(policy))
+                .listener(listener).policies(PolicyLookup.everyHost(policy)).knowledge(store)
                 .build();
     }
 
