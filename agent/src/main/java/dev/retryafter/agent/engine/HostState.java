@@ -649,6 +649,9 @@ public final class HostState {
             long sinceStreak = previous != null ? now - previous.startedAtMillis() : windowMillis();
             long span = previous != null ? RefusedRate.spanMillis(Math.max(1, now - previous.startedAtMillis() - previous.recoveredByMillis()),
                     sinceStreak, windowMillis()) : sinceStreak;
+            if (previous != null) {
+                span = RefusedRate.lastWindowIfClimbed(span, windowMillis(), AdaptivePace.rate(pace, policy.headroom(), now - span), paced);
+            }
             int ceiling = store.ceilingBefore(key, now, span);
             span = store.ceilingSpanMillis(key, now, span);
             // The pace the span began with was let through all the span long: a lower bound too, where a fixed window's

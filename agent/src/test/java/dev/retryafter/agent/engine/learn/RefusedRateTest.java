@@ -30,6 +30,16 @@ class RefusedRateTest {
     }
 
     @Test
+    void aSpanOverWhichThePaceAtLeastDoubledIsReadOverItsLastWindow() {
+        // A first reading of 100 in 65 s (a 10 s window whose end the first streak missed), the probe climbing from 1.5
+        // to 10.5 a second over the 163 s since: over all of it, 3.5 a second got through; over the last window, the limit.
+        assertEquals(WINDOW, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 1.5, 10.5));
+        assertEquals(163_000, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 6.0, 10.5), "a climb back to the plateau: the whole span");
+        assertEquals(163_000, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 0, 10.5), "unpaced at the start: nothing climbed");
+        assertEquals(1_500, RefusedRate.lastWindowIfClimbed(1_500, WINDOW, 1.5, 10.5), "never longer than the span");
+    }
+
+    @Test
     void aStreakAFewWindowsAfterTheLastReadsWhatGotThroughSinceItEnded() {
         // The limit fell to 4 a second: 20 got through in the 5 s since the last streak ended.
         assertEquals(4.0, RefusedRate.at(10.0, 20, 5_000, 0), 1e-9);
