@@ -120,6 +120,9 @@ record LimiterShape(String name, LongFunction<Limiter> limiter, double rate, int
                 fixed("fixed 20 / 2 s, Retry-After: 0", 20, 2 * SECOND, 429, Header.ZERO),
                 fixed("fixed 20 / 2 s, Retry-After: 3600", 20, 2 * SECOND, 429, Header.CONSTANT_3600),
                 fixed("fixed 100 / 60 s, no header", 100, MINUTE, 429, Header.NONE),
+                // Windows between a few seconds and the default 60 s: the first streak's tries cannot find their end.
+                fixed("fixed 100 / 10 s, Retry-After: 0", 100, 10 * SECOND, 429, Header.ZERO),
+                fixed("fixed 40 / 20 s, no header", 40, 20 * SECOND, 429, Header.NONE),
                 fixed("fixed 1,000 / hour, truthful header", 1000, HOUR, 429, Header.TRUTHFUL),
                 rolling("rolling 100 / 60 s, Retry-After: 0", 100, MINUTE, Header.ZERO),
                 rolling("rolling 1,000 / hour, no header", 1000, HOUR, Header.NONE),
