@@ -298,6 +298,9 @@ final class KnowledgeFile {
             lines.put(prefix + "pace.refused-rate", Double.toString(pace.refusedRatePerSecond()));
             lines.put(prefix + "pace.epoch", instant(pace.epochMillis()));
             lines.put(prefix + "pace.cycle-ms", Long.toString(pace.cycleMillis()));
+            if (pace.probeAfterMillis() > 0) {
+                lines.put(prefix + "pace.probe-after-ms", Long.toString(pace.probeAfterMillis()));
+            }
         }
         moment(lines, prefix + "pace.learned-at", k.paceLearnedAt());
         if (k.learnedCeiling().isPresent()) {
@@ -332,7 +335,8 @@ final class KnowledgeFile {
         Optional<PaceSchedule> pace = Optional.empty();
         if (lines.containsKey(prefix + "pace.refused-rate")) {
             pace = Optional.of(new PaceSchedule(Double.parseDouble(lines.get(prefix + "pace.refused-rate")),
-                    millis(required(lines, prefix + "pace.epoch")), Long.parseLong(required(lines, prefix + "pace.cycle-ms"))));
+                    millis(required(lines, prefix + "pace.epoch")), Long.parseLong(required(lines, prefix + "pace.cycle-ms")),
+                    Long.parseLong(lines.getOrDefault(prefix + "pace.probe-after-ms", "0")))); // absent: the cubic curve, or an older file
         }
         Optional<OpenStreak> open = Optional.empty();
         if (lines.containsKey(prefix + "open.started-at")) {

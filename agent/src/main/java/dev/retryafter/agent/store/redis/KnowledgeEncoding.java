@@ -42,6 +42,7 @@ final class KnowledgeEncoding {
         args.add(pace == null ? "" : Double.toString(pace.refusedRatePerSecond()));
         args.add(pace == null ? "0" : Long.toString(pace.cycleMillis()));
         args.add(pace == null ? "0" : Long.toString(pace.epochMillis() - now));
+        args.add(pace == null ? "0" : Long.toString(pace.probeAfterMillis()));
         args.add(known.hintsDistrusted().orElse(""));
         OpenStreak open = known.openStreak().orElse(null);
         args.add(open == null ? "" : Long.toString(open.startedAtMillis() - now));
@@ -72,7 +73,9 @@ final class KnowledgeEncoding {
         double rate = rate(fields.get("rate"));
         long cycle = number(fields.get("cycle")).orElse(0);
         if (learnedAt.isPresent() && rate > 0 && cycle > 0) {
-            pace = Optional.of(new PaceSchedule(rate, moment(fields.get("epoch"), serverNow, localNow).orElse(localNow), cycle));
+            // No probe field (a hash written before plateaus were kept) is the cubic curve.
+            pace = Optional.of(new PaceSchedule(rate, moment(fields.get("epoch"), serverNow, localNow).orElse(localNow), cycle,
+                    number(fields.get("probe")).orElse(0)));
         }
         OptionalLong ceiling = number(fields.get("ceiling"));
         OptionalLong hold = moment(fields.get("hold"), serverNow, localNow);

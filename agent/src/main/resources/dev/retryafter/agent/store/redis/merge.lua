@@ -5,9 +5,9 @@
 -- began earlier or none is open; a finished streak is a bounded append, newest first, and one the
 -- fleet has (the same record, begun within a second of it: a merge after an outage) is not added
 -- twice. KEYS: hash, streaks. ARGV: ttl, capacity, not-before, next, costs-since, hold, hold reason,
--- learned, ceiling, refused rate, cycle, pace epoch, hints distrusted, streak start, header ('-' for
--- none), last refused sent, refusals, paced (0/1), then for each finished streak, oldest first, its
--- start and its record. Returns 1.
+-- learned, ceiling, refused rate, cycle, pace epoch, plateau before probing (0: the cubic curve),
+-- hints distrusted, streak start, header ('-' for none), last refused sent, refusals, paced (0/1),
+-- then for each finished streak, oldest first, its start and its record. Returns 1.
 local K, L, A = KEYS[1], KEYS[2], ARGV
 local function later(field, off)
   if off == '' then return end
@@ -28,18 +28,18 @@ if A[8] ~= '' then
   local at, stored = now + tonumber(A[8]), tonumber(redis.call('HGET', K, 'learned-at'))
   if stored == nil or at >= stored then
     if A[9] ~= '' then redis.call('HSET', K, 'ceiling', A[9]) end
-    if A[10] ~= '' then redis.call('HSET', K, 'rate', A[10], 'cycle', A[11], 'epoch', d(now + tonumber(A[12]))) end
+    if A[10] ~= '' then redis.call('HSET', K, 'rate', A[10], 'cycle', A[11], 'epoch', d(now + tonumber(A[12])), 'probe', A[13]) end
     redis.call('HSET', K, 'learned-at', d(at))
   end
 end
-if A[13] ~= '' then redis.call('HSETNX', K, 'hints-distrusted', A[13]) end
-if A[14] ~= '' then
-  local start, old = now + tonumber(A[14]), redis.call('HGET', K, 'streak-start')
+if A[14] ~= '' then redis.call('HSETNX', K, 'hints-distrusted', A[14]) end
+if A[15] ~= '' then
+  local start, old = now + tonumber(A[15]), redis.call('HGET', K, 'streak-start')
   if not old or n(old) < start then
-    redis.call('HSET', K, 'streak-start', d(start), 'streak-header', A[15], 'streak-sent', d(now + tonumber(A[16])), 'streak-refusals', A[17], 'streak-paced', A[18])
+    redis.call('HSET', K, 'streak-start', d(start), 'streak-header', A[16], 'streak-sent', d(now + tonumber(A[17])), 'streak-refusals', A[18], 'streak-paced', A[19])
   end
 end
-for i = 19, #A - 1, 2 do
+for i = 20, #A - 1, 2 do
   local start, known = now + tonumber(A[i]), false
   for _, e in ipairs(redis.call('LRANGE', L, 0, -1)) do
     local at, rest = string.match(e, '^(%-?%d+) (.*)$')

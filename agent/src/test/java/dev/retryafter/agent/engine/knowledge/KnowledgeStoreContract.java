@@ -189,6 +189,21 @@ public abstract class KnowledgeStoreContract {
     }
 
     @Test
+    void aConfirmedPlateauIsKeptWithThePaceAndMerges() throws Exception {
+        KnowledgeStore store = newStore();
+        PaceSchedule plateau = new PaceSchedule(0.5, T, 120_000, 300_000);
+        store.learn(HOST, T, Optional.of(plateau), OptionalInt.of(30));
+        assertEquals(Optional.of(plateau), store.read(HOST).pace(), "on the plateau, not the cubic curve's dip");
+
+        KnowledgeStore other = newStore();
+        other.merge(HOST, store.read(HOST));
+        assertEquals(Optional.of(plateau), other.read(HOST).pace(), "merged with its plateau");
+        PaceSchedule curve = new PaceSchedule(0.5, T + 10_000, 120_000);
+        other.learn(HOST, T + 10_000, Optional.of(curve), OptionalInt.empty());
+        assertEquals(Optional.of(curve), other.read(HOST).pace(), "a curve learned later ends the plateau");
+    }
+
+    @Test
     void costsAreForgottenFromTheLaterMoment() throws Exception {
         KnowledgeStore store = newStore();
         store.forgetCostsBefore(HOST, T + 5_000);

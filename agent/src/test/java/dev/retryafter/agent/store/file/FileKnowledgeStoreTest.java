@@ -106,6 +106,22 @@ class FileKnowledgeStoreTest extends KnowledgeStoreContract {
     }
 
     @Test
+    void aConfirmedPlateauOutlivesTheRunAndACurveWritesNoPlateauKey() throws Exception {
+        FileKnowledgeStore first = open(stateFile());
+        first.learn(HOST, T, Optional.of(new PaceSchedule(0.5, T - 60_000, 200_000, 300_000)), OptionalInt.of(30));
+        first.learn(OTHER, T, Optional.of(new PaceSchedule(0.5, T - 60_000, 200_000)), OptionalInt.of(30));
+        first.save();
+        String text = new String(Files.readAllBytes(stateFile()), StandardCharsets.UTF_8);
+        assertEquals(1, text.split("pace.probe-after-ms", -1).length - 1, "written for the plateau alone: " + text);
+
+        clock.set(T + 30_000);
+        FileKnowledgeStore second = open(stateFile());
+        assertTrue(warnings.isEmpty(), warnings::toString);
+        assertEquals(new PaceSchedule(0.5, T + 30_000, 200_000, 300_000), second.read(HOST).pace().get(), "on the plateau from now");
+        assertEquals(0, second.read(OTHER).pace().get().probeAfterMillis(), "no key (a file of before plateaus too): the curve");
+    }
+
+    @Test
     void knowledgeOlderThanTheMaximumAgeIsIgnoredUnlessSomethingIsStillOwed() throws Exception {
         FileKnowledgeStore first = open(stateFile());
         first.learn(HOST, T, Optional.of(new PaceSchedule(0.5, T, 200_000)), OptionalInt.of(30));

@@ -434,6 +434,21 @@ class RedisFleetTest {
     }
 
     @Test
+    void aConfirmedPlateauTravelsWithThePaceAndAHashWithoutOneReadsAsTheCurve() {
+        RedisKnowledgeStore store = store(Clock.system());
+        long now = System.currentTimeMillis();
+        assertTrue(store.mergeIntoFleet(HOST, change(s -> s.learn(HOST, now, Optional.of(new PaceSchedule(2.0, now, 4000, 90_000)),
+                OptionalInt.of(20)))));
+        assertEquals(90_000, read(store, HOST).pace().get().probeAfterMillis());
+        try (Jedis jedis = new Jedis("127.0.0.1", REDIS.server().port())) {
+            jedis.hdel(store.hashKey(HOST), "probe"); // as a hash written before plateaus were kept
+        }
+        PaceSchedule pace = read(store, HOST).pace().get();
+        assertEquals(0, pace.probeAfterMillis());
+        assertEquals(4000, pace.cycleMillis());
+    }
+
+    @Test
     void theFleetsKnowledgeReachesThisJvmsViewOnItsClock() {
         // No refresh but the test's own, and no background trip for the successes' count.
         RedisKnowledgeStore.Options rare = new RedisKnowledgeStore.Options().timeoutMillis(2000).refreshMillis(3_600_000).countsOnlyWithTheRefresh();
