@@ -67,14 +67,11 @@ final class RedisLink implements AutoCloseable {
     interface Events {
         void line(Kind kind, String line);
 
-        Events LOG = new Events() {
-            @Override
-            public void line(Kind kind, String line) {
-                if (kind == Kind.RESTORED) {
-                    AgentLog.logger().info(line);
-                } else {
-                    AgentLog.logger().warn(line);
-                }
+        Events LOG = (kind, line) -> {
+            if (kind == Kind.RESTORED) {
+                AgentLog.logger().info(line);
+            } else {
+                AgentLog.logger().warn(line);
             }
         };
     }
