@@ -118,15 +118,11 @@ final class RedisLink implements AutoCloseable {
                 .database(address.database())
                 .ssl(address.tls())
                 .clientName("retry-after-agent")
+                .user(address.user()) // null, Jedis's own default, for none
+                .password(address.password())
                 // RESP2 and no CLIENT SETINFO: one round trip fewer to connect, and any Redis since 2.6 will do.
                 .protocol(RedisProtocol.RESP2)
                 .clientSetInfoConfig(ClientSetInfoConfig.DISABLED);
-        if (address.user() != null) {
-            client.user(address.user());
-        }
-        if (address.password() != null) {
-            client.password(address.password());
-        }
         GenericObjectPoolConfig<Jedis> poolConfig = new GenericObjectPoolConfig<>();
         poolConfig.setMaxTotal(16);
         poolConfig.setMaxIdle(16);
