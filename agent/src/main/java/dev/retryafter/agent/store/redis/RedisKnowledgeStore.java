@@ -180,7 +180,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         this.clock = Objects.requireNonNull(clock);
         this.rules = rules;
         this.options = options;
-        this.link = new RedisLink(address, options.timeoutMillis, options.steadyMillis, events);
+        this.link = new RedisLink(address, options.timeoutMillis, options.steadyMillis, events, RedisLink.REMINDER_MILLIS);
         link.onRestored(this::mergeBack);
         link.onRestored(() -> readLoaded = false); // a Redis restarted empty has no scripts either
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, new DaemonThreads("retry-after-agent-fleet-refresh"));

@@ -103,10 +103,6 @@ final class RedisLink implements AutoCloseable {
     /** Bumped at every opening: a steadiness check made before it is void. */
     private long openings;
 
-    RedisLink(RedisAddress address, int timeoutMillis, long steadyMillis, Events events) {
-        this(address, timeoutMillis, steadyMillis, events, REMINDER_MILLIS);
-    }
-
     RedisLink(RedisAddress address, int timeoutMillis, long steadyMillis, Events events, long remindMillis) {
         this.address = address.toString();
         this.events = events;
