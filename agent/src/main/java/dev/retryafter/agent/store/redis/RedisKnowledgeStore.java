@@ -35,6 +35,7 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -586,7 +587,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
                 argList.add(String.valueOf(arg));
             }
             argList.add(clockArgument(callerNow));
-            RedisLink.Command<Object> command = jedis -> script.run(jedis, keys, argList);
+            Function<Jedis, Object> command = jedis -> script.run(jedis, keys, argList);
             boolean[] repaired = new boolean[1];
             reply = link.call(command, null, error -> repaired[0] = refused(h, error));
             if (repaired[0]) {

@@ -25,6 +25,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The connection to the fleet's Redis, the circuit around it, and what it says in the application's
@@ -54,11 +55,6 @@ final class RedisLink implements AutoCloseable {
     /** Errors that say Redis cannot serve now (busy in a script, loading, a replica cut off): an outage, not a refusal. */
     private static final Set<String> OUTAGES = new HashSet<>(Arrays.asList(
             "BUSY", "LOADING", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "READONLY", "NOREPLICAS"));
-
-    /** What one call does with a connection. */
-    interface Command<T> {
-        T run(Jedis jedis);
-    }
 
     /** What a line tells of. */
     enum Kind { UNAVAILABLE, RESTORED, REFUSED }
@@ -146,12 +142,12 @@ final class RedisLink implements AutoCloseable {
      * is an answer, not an outage: {@code refused} hears of it (null: one line says so), the caller
      * gets {@code unavailable}.
      */
-    <T> T call(Command<T> command, T unavailable, Consumer<JedisDataException> refused) {
+    <T> T call(Function<Jedis, T> command, T unavailable, Consumer<JedisDataException> refused) {
         if (closed || open && (Thread.currentThread() != merging || mergeFailed)) {
             return unavailable;
         }
         try (Jedis jedis = pool.getResource()) {
-            T result = command.run(jedis);
+            T result = command.apply(jedis);
             answered();
             return result;
         } catch (JedisAccessControlException e) {
