@@ -73,7 +73,8 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     /** Two readings of one learning, one converted through Redis: closer than this, they are the same. */
     private static final long SAME_MOMENT_MILLIS = 50;
 
-    private final RedisLink link;
+    /** Tests ask it whether Redis is available, and add their own listeners for its return. */
+    final RedisLink link;
     private final String fleet;
     private final KnowledgeStore local;
     private final Clock clock;
@@ -388,15 +389,6 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
     public void close() {
         refresher.shutdownNow();
         link.close();
-    }
-
-    boolean isAvailable() {
-        return link.isAvailable();
-    }
-
-    /** Runs on the store's own thread when Redis answers again, before this store's own merge-back: see {@link RedisLink}. */
-    void onRestored(Runnable listener) {
-        link.onRestored(listener);
     }
 
     String hashKey(String host) {

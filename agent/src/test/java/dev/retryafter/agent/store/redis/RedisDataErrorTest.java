@@ -99,7 +99,7 @@ class RedisDataErrorTest {
         Thread.sleep(200); // a few refreshes
         long trips = commandsProcessed() - before - 1; // the INFO itself
         assertTrue(trips <= 2, "200 requests and 4 refreshes while Redis refuses cost " + trips + " commands");
-        assertTrue(store.isAvailable(), "Redis is up: no outage");
+        assertTrue(store.link.isAvailable(), "Redis is up: no outage");
         assertEquals(1, events.refused.size(), events.refused.toString());
         assertTrue(events.refused.get(0).contains("OOM command not allowed"), events.refused.get(0));
         assertEquals(List.of(), events.unavailable);

@@ -111,14 +111,14 @@ class RedisFaultTest {
         RedisServer server = server();
         RedisKnowledgeStore store = store(server.address());
         AtomicInteger merges = new AtomicInteger();
-        store.onRestored(merges::incrementAndGet);
+        store.link.onRestored(merges::incrementAndGet);
         assertEquals(0, reserve(store).getAsLong());
         store.mergeIntoFleet(HOST, EVERYTHING);
 
         server.kill();
         long first = everyOperation(store);
         assertTrue(first < BOUND_MILLIS, "the first operations on a dead Redis took " + first + " ms");
-        assertFalse(store.isAvailable());
+        assertFalse(store.link.isAvailable());
         assertEquals(OptionalLong.empty(), reserve(store), "unavailable, not a guess");
         assertEquals(null, store.readFleet(HOST));
         for (int i = 0; i < 20; i++) {
@@ -136,7 +136,7 @@ class RedisFaultTest {
 
         Thread.sleep(300); // a few probes fail meanwhile: still one line
         server.startAgain();
-        await(store::isAvailable, "the store reconnects in the background");
+        await(store.link::isAvailable, "the store reconnects in the background");
         assertEquals(1, merges.get(), "the merge-back listener ran once, before the store was available again");
         await(() -> !events.restored.isEmpty(), "a line once it has answered steadily");
         assertEquals(1, events.unavailable.size(), events.unavailable.toString());
@@ -177,7 +177,7 @@ class RedisFaultTest {
         } finally {
             server.resume();
         }
-        await(store::isAvailable, "back once it answers");
+        await(store.link::isAvailable, "back once it answers");
         assertTrue(store.readFleet(HOST) != null);
         await(() -> !events.restored.isEmpty(), "a line once it has answered steadily");
         assertEquals(1, events.restored.size());
@@ -194,7 +194,7 @@ class RedisFaultTest {
         } finally {
             server.resume();
         }
-        assertTrue(store.isAvailable(), "one timeout does not open the circuit");
+        assertTrue(store.link.isAvailable(), "one timeout does not open the circuit");
         assertTrue(reserve(store).isPresent(), "the next call reaches Redis");
         assertEquals(List.of(), events.all(), "and nothing is said of it");
     }
@@ -210,12 +210,12 @@ class RedisFaultTest {
             try {
                 await(() -> {
                     reserve(store);
-                    return !store.isAvailable();
+                    return !store.link.isAvailable();
                 }, "the circuit opens while Redis does not answer");
             } finally {
                 server.resume();
             }
-            await(store::isAvailable, "back once it answers");
+            await(store.link::isAvailable, "back once it answers");
         }
         assertEquals(1, events.unavailable.size(), "one line when the outage began: " + events.unavailable);
         await(() -> !events.restored.isEmpty(), "a line once it has answered steadily");
@@ -254,7 +254,7 @@ class RedisFaultTest {
         for (int i = 0; i < 5; i++) {
             assertTrue(everyOperation(bad) < BOUND_MILLIS);
         }
-        assertFalse(bad.isAvailable());
+        assertFalse(bad.link.isAvailable());
         assertEquals(1, events.unavailable.size(), events.unavailable.toString());
         for (String line : events.all()) {
             assertFalse(line.contains(password), "the password is never printed: " + line);

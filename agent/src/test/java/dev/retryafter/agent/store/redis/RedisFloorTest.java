@@ -61,7 +61,7 @@ class RedisFloorTest {
         List<Long> askedOnReturn = new CopyOnWriteArrayList<>();
         // Added after the store's own merge-back, so it runs first: a request thread asks while
         // the link comes back and before what was imposed meanwhile has reached Redis.
-        store.onRestored(() -> {
+        store.link.onRestored(() -> {
             Thread request = new Thread(() -> askedOnReturn.add(goesAt(store)));
             request.start();
             try {
@@ -75,12 +75,12 @@ class RedisFloorTest {
         server.kill();
         await(() -> {
             store.reserve(HOST, clock.millis(), 0, 60_000, 60_000);
-            return !store.isAvailable();
+            return !store.link.isAvailable();
         }, "the circuit opens on a dead Redis");
         long refusedAt = clock.millis();
         store.imposeNotBefore(HOST, refusedAt + WAIT_MILLIS); // a refusal's wait, while Redis is away
         server.startAgain(); // empty: the wait is nowhere in Redis
-        await(() -> !askedOnReturn.isEmpty() && store.isAvailable(), "the link comes back");
+        await(() -> !askedOnReturn.isEmpty() && store.link.isAvailable(), "the link comes back");
 
         assertTrue(askedOnReturn.get(0) >= refusedAt + WAIT_MILLIS,
                 "a request asking as Redis came back went " + (askedOnReturn.get(0) - refusedAt) + " ms after the refusal, not "
