@@ -73,9 +73,8 @@ final class KnowledgeEncoding {
         double rate = rate(fields.get("rate"));
         long cycle = number(fields.get("cycle")).orElse(0);
         if (learnedAt.isPresent() && rate > 0 && cycle > 0) {
-            // No probe field (a hash written before plateaus were kept) is the cubic curve.
             pace = Optional.of(new PaceSchedule(rate, moment(fields.get("epoch"), serverNow, localNow).orElse(localNow), cycle,
-                    number(fields.get("probe")).orElse(0)));
+                    plateau(fields.get("probe"), fields.get("epoch"))));
         }
         OptionalLong ceiling = number(fields.get("ceiling"));
         OptionalLong hold = moment(fields.get("hold"), serverNow, localNow);
@@ -210,5 +209,14 @@ final class KnowledgeEncoding {
 
     static String text(Object value) {
         return value instanceof byte[] ? new String((byte[]) value, StandardCharsets.UTF_8) : String.valueOf(value);
+    }
+
+    /**
+     * A plateau's length from its field, {@code after@epoch}, when it belongs to the pace's epoch; else 0, the cubic
+     * curve: no field (a hash from before plateaus were kept), or one an older agent left behind when it rewrote the pace.
+     */
+    private static long plateau(String probe, String epoch) {
+        int at = probe == null ? -1 : probe.indexOf('@');
+        return at > 0 && probe.substring(at + 1).equals(epoch) ? number(probe.substring(0, at)).orElse(0) : 0;
     }
 }

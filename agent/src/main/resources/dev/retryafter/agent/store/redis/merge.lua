@@ -28,7 +28,11 @@ if A[8] ~= '' then
   local at, stored = now + tonumber(A[8]), tonumber(redis.call('HGET', K, 'learned-at'))
   if stored == nil or at >= stored then
     if A[9] ~= '' then redis.call('HSET', K, 'ceiling', A[9]) end
-    if A[10] ~= '' then redis.call('HSET', K, 'rate', A[10], 'cycle', A[11], 'epoch', d(now + tonumber(A[12])), 'probe', A[13]) end
+    if A[10] ~= '' then
+      -- the plateau names the epoch it belongs to: an older agent that rewrites the pace leaves it behind, stale
+      local epoch = d(now + tonumber(A[12]))
+      redis.call('HSET', K, 'rate', A[10], 'cycle', A[11], 'epoch', epoch, 'probe', A[13] .. '@' .. epoch)
+    end
     redis.call('HSET', K, 'learned-at', d(at))
   end
 end
