@@ -1,5 +1,6 @@
 package dev.retryafter.it.attached;
 
+import dev.retryafter.it.harness.FreshPorts;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -142,7 +143,13 @@ public class JdkRefusedBodyAttachedTest {
 
         public RawServer(IntFunction<Body> script) throws IOException {
             this.script = script;
-            socket = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
+            socket = FreshPorts.bind(() -> new ServerSocket(0, 16, InetAddress.getLoopbackAddress()), ServerSocket::getLocalPort, unused -> {
+                try {
+                    unused.close();
+                } catch (IOException ignored) {
+                    // a port had before, given up: nothing to keep
+                }
+            });
             Thread acceptor = new Thread(this::accept, "raw-server");
             acceptor.setDaemon(true);
             acceptor.start();

@@ -69,6 +69,7 @@ public final class H2Portal implements AutoCloseable {
         ListenerEndpoint endpoint = server.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), URIScheme.HTTP)
                 .get(10, TimeUnit.SECONDS);
         port = ((InetSocketAddress) endpoint.getAddress()).getPort();
+        FreshPorts.had(port); // bound by the reactor: kept from the scripted servers at least
     }
 
     public String url(String path) {

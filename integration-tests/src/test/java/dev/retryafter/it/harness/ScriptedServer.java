@@ -65,14 +65,7 @@ public final class ScriptedServer implements AutoCloseable {
 
     /** Over TLS where {@code tls} is given (its key the server's certificate), else plain HTTP. */
     public ScriptedServer(IntFunction<Reply> script, javax.net.ssl.SSLContext tls) throws IOException {
-        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-        if (tls == null) {
-            server = HttpServer.create(loopback, 16);
-        } else {
-            com.sun.net.httpserver.HttpsServer https = com.sun.net.httpserver.HttpsServer.create(loopback, 16);
-            https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
-            server = https;
-        }
+        server = FreshPorts.bind(() -> bound(tls), bound -> bound.getAddress().getPort(), unused -> unused.stop(0));
         server.setExecutor(Executors.newCachedThreadPool(task -> {
             Thread thread = new Thread(task, "scripted-server");
             thread.setDaemon(true);
@@ -99,6 +92,16 @@ public final class ScriptedServer implements AutoCloseable {
             }
         });
         server.start();
+    }
+
+    private static HttpServer bound(javax.net.ssl.SSLContext tls) throws IOException {
+        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        if (tls == null) {
+            return HttpServer.create(loopback, 16);
+        }
+        com.sun.net.httpserver.HttpsServer https = com.sun.net.httpserver.HttpsServer.create(loopback, 16);
+        https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
+        return https;
     }
 
     public String url(String path) {
