@@ -649,7 +649,8 @@ public final class HostState {
             long sinceStreak = previous != null ? now - previous.startedAtMillis() : windowMillis();
             long span = previous != null ? RefusedRate.spanMillis(Math.max(1, now - previous.startedAtMillis() - previous.recoveredByMillis()),
                     sinceStreak, windowMillis()) : sinceStreak;
-            if (previous != null) {
+            // A fleet's store counts over a window of its own (the policy's), already one window: read no shorter a span.
+            if (previous != null && store.ceilingSpanMillis(key, now, Long.MAX_VALUE) == Long.MAX_VALUE) {
                 span = RefusedRate.lastWindowIfClimbed(span, windowMillis(), AdaptivePace.rate(pace, policy.headroom(), now - span), paced);
             }
             int ceiling = store.ceilingBefore(key, now, span);
