@@ -65,7 +65,11 @@ public final class ScriptedServer implements AutoCloseable {
 
     /** Over TLS where {@code tls} is given (its key the server's certificate), else plain HTTP. */
     public ScriptedServer(IntFunction<Reply> script, javax.net.ssl.SSLContext tls) throws IOException {
-        server = FreshPorts.bind(() -> bound(tls), bound -> bound.getAddress().getPort(), unused -> unused.stop(0));
+        // An HttpServer never started keeps its socket through stop(): started first, the port is given back.
+        server = FreshPorts.bind(() -> bound(tls), bound -> bound.getAddress().getPort(), unused -> {
+            unused.start();
+            unused.stop(0);
+        });
         server.setExecutor(Executors.newCachedThreadPool(task -> {
             Thread thread = new Thread(task, "scripted-server");
             thread.setDaemon(true);
