@@ -131,6 +131,24 @@ public final class HostState {
         this.store = store;
         this.startPace = new AdaptivePace(policy, now).schedule();
         this.lastUsedMillis = now;
+        adoptWindow(known);
+    }
+
+    /**
+     * A window the host taught an earlier run or another JVM of the fleet (it goes with the pace) is this
+     * state's too: a run that starts paced is refused late, and would read the time to it as the window.
+     */
+    private void adoptWindow(HostKnowledge known) {
+        if (learnedWindowMillis == 0 && known.pace != null && known.pace.windowMillis() > 0) {
+            learnedWindowMillis = known.pace.windowMillis();
+        }
+    }
+
+    /** {@code pace}'s curve as the store keeps it, with the window this host taught, if it taught one. */
+    private Optional<PaceSchedule> scheduleOf(AdaptivePace pace) {
+        PaceSchedule schedule = pace.schedule();
+        long window = learnedWindowMillis;
+        return Optional.ofNullable(schedule == null || window == 0 ? schedule : schedule.inWindow(window));
     }
 
     /** "host:port". */
@@ -522,7 +540,7 @@ public final class HostState {
             store.forgetCostsBefore(key, now);
             AdaptivePace pace = new AdaptivePace(policy, paceOf(end.after()));
             pace.retime(now, 0);
-            store.learn(key, now, Optional.ofNullable(pace.schedule()), OptionalInt.empty());
+            store.learn(key, now, scheduleOf(pace), OptionalInt.empty());
         }
         if (end.before().streak != null) {
             lastStreakRefusals = end.before().streak.refusals();
@@ -549,6 +567,7 @@ public final class HostState {
      * The pace restarts from it; later streaks correct it.
      */
     private Learned learnFirstPeriod(long now, KnowledgeStore.StreakEnd end) {
+        adoptWindow(end.before());
         if (learnedWindowMillis > 0 || firstSentMillis == HostKnowledge.NO_MOMENT) {
             return null;
         }
@@ -598,7 +617,7 @@ public final class HostState {
         // recovery the backoff overshot): the curve starts on its plateau, probing at once.
         AdaptivePace pace = new AdaptivePace(policy, paceOf(end.after()));
         pace.fromPlateau(rate, now, learnedWindowMillis);
-        store.learn(key, now, Optional.ofNullable(pace.schedule()), OptionalInt.of(admitted));
+        store.learn(key, now, scheduleOf(pace), OptionalInt.of(admitted));
         return new Learned(key, admitted, learnedWindowMillis, pace.rate(now));
     }
 
@@ -630,6 +649,7 @@ public final class HostState {
         refusalsByStatus.add(status);
         lastRefusalMillis = now;
         HostKnowledge known = knowledge();
+        adoptWindow(known);
         PaceSchedule pace = paceOf(known);
         OpenStreak streak = store.recordRefusal(key, now, sentAt,
                 header.isUsable() ? OptionalLong.of(header.millis()) : OptionalLong.empty(),
@@ -667,7 +687,7 @@ public final class HostState {
             // would hold them back and stretch the very period being measured.
             AdaptivePace next = new AdaptivePace(policy, pace);
             next.onRefusal(refused, now, Math.max(known.window().pacedRefusalCost(), blockCostMillis), lastStreakRefusals);
-            store.learn(key, now, Optional.ofNullable(next.schedule()), OptionalInt.of(ceiling));
+            store.learn(key, now, scheduleOf(next), OptionalInt.of(ceiling));
             learned = new Learned(key, ceiling, span, next.rate(now));
         }
 
@@ -753,7 +773,7 @@ public final class HostState {
         }
         AdaptivePace pace = new AdaptivePace(policy, current);
         pace.fromPlateau(current.refusedRatePerSecond(), until);
-        store.learn(key, now, Optional.ofNullable(pace.schedule()), OptionalInt.empty());
+        store.learn(key, now, scheduleOf(pace), OptionalInt.empty());
     }
 
     private PaceSchedule paceOf(HostKnowledge known) {

@@ -27,6 +27,22 @@ class SecondRunWindowTest {
         assertTrue(host.pacePerMinute() > 0.8 * 600, "paced near 10 a second: " + host.pacePerMinute());
     }
 
+    @Test
+    void aSecondRunThatStartsPacedKeepsTheWindowTheFirstLearned() throws Exception {
+        VirtualClock clock = new VirtualClock();
+        KnowledgeStore first = new InMemoryKnowledgeStore();
+        FixedWindowPortal portal = new FixedWindowPortal(20, 2_000, clock.millis());
+        portal.fetch(run(clock, first), 200, now -> "0");
+        clock.advance(3_600_000);
+        // As a state file hands it over: the pace's curve begun again, so the second run starts paced, below the limit.
+        KnowledgeStore second = new InMemoryKnowledgeStore();
+        second.merge("portal.example:443", first.read("portal.example:443").restartedAt(clock.millis()));
+        EngineFixture run = run(clock, second);
+        portal.fetch(run, 400, now -> "0");
+        HostSnapshot host = run.host().snapshot(clock.millis());
+        assertTrue(host.windowMillis <= 3_000, "the 2 s window, not the time to the second run's first refusal: " + host.windowMillis);
+    }
+
     private static EngineFixture run(VirtualClock clock, KnowledgeStore store) {
         return new EngineFixture(clock, store);
     }

@@ -193,8 +193,7 @@ public final class HostKnowledge implements Serializable {
      * any more. Everything else, waits and holds not yet over included, stands.
      */
     public HostKnowledge restartedAt(long now) {
-        PaceSchedule restarted = pace == null ? null
-                : new PaceSchedule(pace.refusedRatePerSecond(), now, pace.cycleMillis(), pace.probeAfterMillis());
+        PaceSchedule restarted = pace == null ? null : pace.restartedAt(now);
         return new HostKnowledge(notBeforeMillis, nextSlotMillis, holdUntilMillis, holdReason, restarted, paceLearnedAtMillis,
                 learnedCeiling, null, streaks, costsSinceMillis, hintsDistrusted);
     }

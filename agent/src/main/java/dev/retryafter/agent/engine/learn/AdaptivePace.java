@@ -86,6 +86,8 @@ public final class AdaptivePace {
     private long epochMillis;
     private long cycleMillis;
     private long probeAfterMillis;
+    /** The host's window as learned, carried along unchanged: {@link PaceSchedule#windowMillis()}. */
+    private long windowMillis;
 
     public AdaptivePace(Policy policy, long now) {
         this.headroom = policy.headroom();
@@ -104,12 +106,13 @@ public final class AdaptivePace {
             epochMillis = schedule.epochMillis();
             cycleMillis = schedule.cycleMillis();
             probeAfterMillis = schedule.probeAfterMillis();
+            windowMillis = schedule.windowMillis();
         }
     }
 
     /** Where the curve stands, as a value; null while nothing is known. */
     public PaceSchedule schedule() {
-        return refusedRate > 0 ? new PaceSchedule(refusedRate, epochMillis, cycleMillis, probeAfterMillis) : null;
+        return refusedRate > 0 ? new PaceSchedule(refusedRate, epochMillis, cycleMillis, probeAfterMillis, windowMillis) : null;
     }
 
     /** Requests per second at {@code now} on {@code schedule}; 0 for none, which means "do not pace". */

@@ -18,6 +18,12 @@ public final class PaceSchedule implements Serializable {
     private final long cycleMillis;
     /** After a refused probe confirmed the plateau: how long the curve stays on it before probing again; 0 for the cubic curve. */
     private final long probeAfterMillis;
+    /**
+     * How long the host's limit takes to have room again, as its first period taught it; 0 when not learned. It
+     * goes with the pace so that a later run, or another JVM of the fleet, does not measure a first period again:
+     * a run that starts paced is refused late, and would read the time to that refusal as the window.
+     */
+    private final long windowMillis;
 
     public PaceSchedule(double refusedRatePerSecond, long epochMillis, long cycleMillis) {
         this(refusedRatePerSecond, epochMillis, cycleMillis, 0);
@@ -25,8 +31,13 @@ public final class PaceSchedule implements Serializable {
 
     /** A curve that stays on the plateau for {@code probeAfterMillis} from its epoch, then probes ({@link AdaptivePace}). */
     public PaceSchedule(double refusedRatePerSecond, long epochMillis, long cycleMillis, long probeAfterMillis) {
-        if (probeAfterMillis < 0) {
-            throw new IllegalArgumentException("a plateau lasts no negative time");
+        this(refusedRatePerSecond, epochMillis, cycleMillis, probeAfterMillis, 0);
+    }
+
+    /** As the other constructors, for a host whose window was learned: {@code windowMillis}, 0 if not. */
+    public PaceSchedule(double refusedRatePerSecond, long epochMillis, long cycleMillis, long probeAfterMillis, long windowMillis) {
+        if (probeAfterMillis < 0 || windowMillis < 0) {
+            throw new IllegalArgumentException("a plateau or a window lasts no negative time");
         }
         if (!(refusedRatePerSecond > 0) || Double.isInfinite(refusedRatePerSecond) || cycleMillis <= 0) {
             throw new IllegalArgumentException("a pace needs a positive refused rate and cycle");
@@ -35,6 +46,7 @@ public final class PaceSchedule implements Serializable {
         this.epochMillis = epochMillis;
         this.cycleMillis = cycleMillis;
         this.probeAfterMillis = probeAfterMillis;
+        this.windowMillis = windowMillis;
     }
 
     /** The rate the host refused, in requests per second. */
@@ -55,6 +67,21 @@ public final class PaceSchedule implements Serializable {
     /** How long the curve stays on the plateau from its epoch before probing; 0 for the cubic curve. */
     public long probeAfterMillis() {
         return probeAfterMillis;
+    }
+
+    /** The host's window as learned; 0 when it was not. */
+    public long windowMillis() {
+        return windowMillis;
+    }
+
+    /** This curve in a host whose window is {@code windowMillis} (0: not learned). */
+    public PaceSchedule inWindow(long windowMillis) {
+        return windowMillis == this.windowMillis ? this : new PaceSchedule(refusedRatePerSecond, epochMillis, cycleMillis, probeAfterMillis, windowMillis);
+    }
+
+    /** The same curve begun again at {@code now}. */
+    public PaceSchedule restartedAt(long now) {
+        return new PaceSchedule(refusedRatePerSecond, now, cycleMillis, probeAfterMillis, windowMillis);
     }
 
     /** Requests per second at {@code now}. */
@@ -90,18 +117,18 @@ public final class PaceSchedule implements Serializable {
         }
         PaceSchedule other = (PaceSchedule) o;
         return Double.compare(refusedRatePerSecond, other.refusedRatePerSecond) == 0 && epochMillis == other.epochMillis
-                && cycleMillis == other.cycleMillis && probeAfterMillis == other.probeAfterMillis;
+                && cycleMillis == other.cycleMillis && probeAfterMillis == other.probeAfterMillis && windowMillis == other.windowMillis;
     }
 
     @Override
     public int hashCode() {
         return Double.hashCode(refusedRatePerSecond) * 31 * 31 + Long.hashCode(epochMillis) * 31 + Long.hashCode(cycleMillis)
-                + Long.hashCode(probeAfterMillis) * 31 * 31 * 31;
+                + Long.hashCode(probeAfterMillis) * 31 * 31 * 31 + Long.hashCode(windowMillis) * 17;
     }
 
     @Override
     public String toString() {
         return "PaceSchedule[refused " + refusedRatePerSecond + "/s from " + epochMillis + ", cycle " + cycleMillis + "ms"
-                + (probeAfterMillis > 0 ? ", probe after " + probeAfterMillis + "ms]" : "]");
+                + (probeAfterMillis > 0 ? ", probe after " + probeAfterMillis + "ms" : "") + (windowMillis > 0 ? ", window " + windowMillis + "ms]" : "]");
     }
 }

@@ -301,6 +301,9 @@ final class KnowledgeFile {
             if (pace.probeAfterMillis() > 0) {
                 lines.put(prefix + "pace.probe-after-ms", Long.toString(pace.probeAfterMillis()));
             }
+            if (pace.windowMillis() > 0) {
+                lines.put(prefix + "pace.window-ms", Long.toString(pace.windowMillis()));
+            }
         }
         moment(lines, prefix + "pace.learned-at", k.paceLearnedAt());
         if (k.learnedCeiling().isPresent()) {
@@ -336,7 +339,9 @@ final class KnowledgeFile {
         if (lines.containsKey(prefix + "pace.refused-rate")) {
             pace = Optional.of(new PaceSchedule(Double.parseDouble(lines.get(prefix + "pace.refused-rate")),
                     millis(required(lines, prefix + "pace.epoch")), Long.parseLong(required(lines, prefix + "pace.cycle-ms")),
-                    Long.parseLong(lines.getOrDefault(prefix + "pace.probe-after-ms", "0")))); // absent: the cubic curve, or an older file
+                    // absent: the cubic curve, or a window not learned; or an older file
+                    Long.parseLong(lines.getOrDefault(prefix + "pace.probe-after-ms", "0")),
+                    Long.parseLong(lines.getOrDefault(prefix + "pace.window-ms", "0"))));
         }
         Optional<OpenStreak> open = Optional.empty();
         if (lines.containsKey(prefix + "open.started-at")) {

@@ -43,6 +43,7 @@ final class KnowledgeEncoding {
         args.add(pace == null ? "0" : Long.toString(pace.cycleMillis()));
         args.add(pace == null ? "0" : Long.toString(pace.epochMillis() - now));
         args.add(pace == null ? "0" : Long.toString(pace.probeAfterMillis()));
+        args.add(pace == null ? "0" : Long.toString(pace.windowMillis()));
         args.add(known.hintsDistrusted().orElse(""));
         OpenStreak open = known.openStreak().orElse(null);
         args.add(open == null ? "" : Long.toString(open.startedAtMillis() - now));
@@ -74,7 +75,7 @@ final class KnowledgeEncoding {
         long cycle = number(fields.get("cycle")).orElse(0);
         if (learnedAt.isPresent() && rate > 0 && cycle > 0) {
             pace = Optional.of(new PaceSchedule(rate, moment(fields.get("epoch"), serverNow, localNow).orElse(localNow), cycle,
-                    plateau(fields.get("probe"), fields.get("epoch"))));
+                    plateau(fields.get("probe"), fields.get("epoch")), Math.max(0, number(fields.get("window")).orElse(0))));
         }
         OptionalLong ceiling = number(fields.get("ceiling"));
         OptionalLong hold = moment(fields.get("hold"), serverNow, localNow);

@@ -6,8 +6,9 @@
 -- fleet has (the same record, begun within a second of it: a merge after an outage) is not added
 -- twice. KEYS: hash, streaks. ARGV: ttl, capacity, not-before, next, costs-since, hold, hold reason,
 -- learned, ceiling, refused rate, cycle, pace epoch, plateau before probing (0: the cubic curve),
--- hints distrusted, streak start, header ('-' for none), last refused sent, refusals, paced (0/1),
--- then for each finished streak, oldest first, its start and its record. Returns 1.
+-- window learned (0: none), hints distrusted, streak start, header ('-' for none), last refused
+-- sent, refusals, paced (0/1), then for each finished streak, oldest first, its start and its
+-- record. Returns 1.
 local K, L, A = KEYS[1], KEYS[2], ARGV
 local function later(field, off)
   if off == '' then return end
@@ -31,19 +32,19 @@ if A[8] ~= '' then
     if A[10] ~= '' then
       -- the plateau names the epoch it belongs to: an older agent that rewrites the pace leaves it behind, stale
       local epoch = d(now + tonumber(A[12]))
-      redis.call('HSET', K, 'rate', A[10], 'cycle', A[11], 'epoch', epoch, 'probe', A[13] .. '@' .. epoch)
+      redis.call('HSET', K, 'rate', A[10], 'cycle', A[11], 'epoch', epoch, 'probe', A[13] .. '@' .. epoch, 'window', A[14])
     end
     redis.call('HSET', K, 'learned-at', d(at))
   end
 end
-if A[14] ~= '' then redis.call('HSETNX', K, 'hints-distrusted', A[14]) end
-if A[15] ~= '' then
-  local start, old = now + tonumber(A[15]), redis.call('HGET', K, 'streak-start')
+if A[15] ~= '' then redis.call('HSETNX', K, 'hints-distrusted', A[15]) end
+if A[16] ~= '' then
+  local start, old = now + tonumber(A[16]), redis.call('HGET', K, 'streak-start')
   if not old or n(old) < start then
-    redis.call('HSET', K, 'streak-start', d(start), 'streak-header', A[16], 'streak-sent', d(now + tonumber(A[17])), 'streak-refusals', A[18], 'streak-paced', A[19])
+    redis.call('HSET', K, 'streak-start', d(start), 'streak-header', A[17], 'streak-sent', d(now + tonumber(A[18])), 'streak-refusals', A[19], 'streak-paced', A[20])
   end
 end
-for i = 20, #A - 1, 2 do
+for i = 21, #A - 1, 2 do
   local start, known = now + tonumber(A[i]), false
   for _, e in ipairs(redis.call('LRANGE', L, 0, -1)) do
     local at, rest = string.match(e, '^(%-?%d+) (.*)$')

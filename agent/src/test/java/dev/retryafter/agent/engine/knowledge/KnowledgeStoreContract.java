@@ -204,6 +204,19 @@ public abstract class KnowledgeStoreContract {
     }
 
     @Test
+    void aLearnedWindowIsKeptWithThePaceAndMerges() throws Exception {
+        KnowledgeStore store = newStore();
+        PaceSchedule windowed = new PaceSchedule(10.0, T, 30_000, 0, 2_000);
+        store.learn(HOST, T, Optional.of(windowed), OptionalInt.of(20));
+        assertEquals(Optional.of(windowed), store.read(HOST).pace(), "the 2 s window with the pace");
+
+        KnowledgeStore other = newStore();
+        other.merge(HOST, store.read(HOST));
+        assertEquals(Optional.of(windowed), other.read(HOST).pace(), "merged with its window");
+        assertEquals(2_000, store.read(HOST).restartedAt(T + 60_000).pace().get().windowMillis(), "a new run keeps the window");
+    }
+
+    @Test
     void costsAreForgottenFromTheLaterMoment() throws Exception {
         KnowledgeStore store = newStore();
         store.forgetCostsBefore(HOST, T + 5_000);
