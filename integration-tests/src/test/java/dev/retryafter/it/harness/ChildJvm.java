@@ -38,7 +38,16 @@ public final class ChildJvm {
     /** Children of this thread still running; the turn is taken at the first and given back after the last. */
     private static final ThreadLocal<AtomicInteger> RUNNING = ThreadLocal.withInitial(AtomicInteger::new);
 
+    /**
+     * {@code -Dchild.jvm.flags}; by default the client compiler only and the serial collector. A test's JVM
+     * lives seconds, and on two cores the suite is bound by CPU: C2's compiler threads and G1's start-up
+     * spend work such a JVM never earns back (the lying-header matrix, 80 JVMs: 162 s of CPU -> 127 s).
+     * A JVM whose costs are measured runs as users run it ({@link #measured()}).
+     */
+    static final String TEST_FLAGS = System.getProperty("child.jvm.flags", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
+
     private final Jdk jdk;
+    private boolean measured;
     private final List<String> jvmArgs = new ArrayList<>();
     private final List<String> classpath = new ArrayList<>();
     private String mainClass;
@@ -62,6 +71,12 @@ public final class ChildJvm {
     /** {@code -javaagent:retry-after-agent.jar[=argument]}. */
     public ChildJvm withAgent(String argument) {
         jvmArgs.add("-javaagent:" + agentJar() + (argument == null ? "" : "=" + argument));
+        return this;
+    }
+
+    /** Its costs are measured: it runs on the JVM's own defaults, not the suite's lean flags ({@link #TEST_FLAGS}). */
+    public ChildJvm measured() {
+        measured = true;
         return this;
     }
 
@@ -110,6 +125,13 @@ public final class ChildJvm {
     public Running start() throws IOException {
         List<String> command = new ArrayList<>();
         command.add(jdk.javaOrSkip().toString());
+        if (!measured) {
+            for (String flag : TEST_FLAGS.split(" ")) {
+                if (!flag.isEmpty()) {
+                    command.add(flag);
+                }
+            }
+        }
         command.addAll(jvmArgs);
         command.add("-cp");
         command.add(String.join(File.pathSeparator, classpath));
