@@ -154,6 +154,8 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         final long at;
         final OpenStreak streak;
         final int ceiling;
+        /** The span the fleet counted the ceiling over: since its previous refusal, if within the window, else the window. */
+        final long spanMillis;
         final boolean first;
 
         /** REFUSAL's {@code answer}, read at {@code at} ({@code refusal.lua}). */
@@ -161,6 +163,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
             this.at = at;
             this.streak = KnowledgeEncoding.openStreak(answer, at);
             this.ceiling = (int) KnowledgeEncoding.integer(answer.get(0));
+            this.spanMillis = Math.max(1, KnowledgeEncoding.integer(answer.get(8)));
             this.first = KnowledgeEncoding.integer(answer.get(2)) == 1;
         }
     }
@@ -292,7 +295,8 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
 
     @Override
     public long ceilingSpanMillis(String host, long refusalAt, long windowMillis) {
-        return refusalAt(host, refusalAt) != null ? Math.min(windowMillis, rules.windowMillis(host)) : windowMillis;
+        FleetRefusal seen = refusalAt(host, refusalAt);
+        return seen != null ? seen.spanMillis : windowMillis;
     }
 
     @Override

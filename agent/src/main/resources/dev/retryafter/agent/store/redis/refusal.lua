@@ -4,16 +4,16 @@
 -- counts into it, whichever JVM saw it.
 -- KEYS: hash, admitted. ARGV: ttl, admitted, bucket, window, sent (ago), header ('-' for none), paced (0/1).
 -- Returns {ceiling, refusals, first (1/0), streak start (ago), header, last refused sent (ago),
--- streak refusals, paced}.
+-- streak refusals, paced, the span the ceiling was counted over}.
 local bucketMs, windowMs = tonumber(ARGV[3]), tonumber(ARGV[4])
 flush(KEYS[1], KEYS[2], tonumber(ARGV[2]), bucketMs, windowMs)
 local sent = now - tonumber(ARGV[5])
 local h = redis.call('HMGET', KEYS[1], 'refused-at', 'admitted', 'admitted-at-refusal', 'streak-start', 'streak-header', 'streak-sent', 'streak-refusals', 'streak-paced')
 local total = n(h[2])
-local ceiling = 0
+local ceiling, span = 0, windowMs
 if h[1] and n(h[1]) >= now - windowMs then
   -- Counted exactly since the previous refusal: the running total then and now.
-  ceiling = total - n(h[3])
+  ceiling, span = total - n(h[3]), now - n(h[1])
 else
   -- Over the window, to the bucket: a bucket that began before the window is left out.
   local first = math.ceil((now - windowMs) / bucketMs)
@@ -33,4 +33,4 @@ end
 redis.call('HSET', KEYS[1], 'refused-at', d(now), 'admitted-at-refusal', d(total), 'v', '1')
 local refusals = redis.call('HINCRBY', KEYS[1], 'refusals', 1)
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))
-return {ceiling, refusals, first, now - start, header, now - last, count, paced}
+return {ceiling, refusals, first, now - start, header, now - last, count, paced, span}

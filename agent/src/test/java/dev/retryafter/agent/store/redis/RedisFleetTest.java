@@ -341,9 +341,11 @@ class RedisFleetTest {
         b.refresh(); // b's count travels with its next refresh
         RedisKnowledgeStore.FleetRefusal first = refusal(a, 0, OptionalLong.of(2000));
         assertEquals(10, first.ceiling, "a's six and b's four");
+        assertEquals(60_000, first.spanMillis, "counted over the window");
         assertTrue(first.first);
         RedisKnowledgeStore.FleetRefusal echo = refusal(b, 0, OptionalLong.empty());
         assertEquals(0, echo.ceiling, "the streak's echo: nothing admitted since");
+        assertTrue(echo.spanMillis < 10_000, "counted since the previous refusal, a moment ago, not over the window: " + echo.spanMillis);
         assertFalse(echo.first);
         assertEquals(2, echo.streak.refusals(), "b's refusal counts into a's streak");
         assertEquals(OptionalLong.of(2000), echo.streak.headerMillis(), "with the header of the streak's first refusal");
