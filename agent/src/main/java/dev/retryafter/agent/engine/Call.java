@@ -59,6 +59,14 @@ public final class Call {
     /** The rate-limit headers of the response under way, as the adapter offered them; null: none offered. */
     private RateLimitHeaders offered;
     private Decision lastDecision;
+    /**
+     * The moment this call's next attempt waits for on its own, and why (a wait raised for its last tries while
+     * the host goes on looking for the window's end: {@link Wait#hostMillis()}); MIN_VALUE: none.
+     */
+    private long ownNotBefore = Long.MIN_VALUE;
+    private Reason ownReason;
+    /** The own wait of the turn under way, accounted once the turn has its permit. */
+    private long ownWaited;
     /** The mode of the attempt under way, read as its turn began. */
     private Mode mode = Mode.ENFORCE;
 
@@ -86,6 +94,7 @@ public final class Call {
      */
     public void awaitTurn() throws HostHeldException, InterruptedException {
         attempt++;
+        ownWaited = 0;
         startWaiting();
         HostState current = host(); // one lookup for the mode and the hold: this is every request's path
         if (observes(current)) {
@@ -94,10 +103,25 @@ public final class Call {
         }
         // One reading of the clock until something waits: the happy path reads it twice in all, here and at the response.
         long now = engine.now();
+        if (ownNotBefore != Long.MIN_VALUE) {
+            long own = Math.max(0, ownNotBefore - now);
+            ownNotBefore = Long.MIN_VALUE;
+            try {
+                engine.sleeper.sleep(own);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw e;
+            }
+            long after = engine.now();
+            ownWaited = after - now;
+            now = after;
+            failIfAbandoned();
+        }
         failIfHeld(current, now);
         CompletableFuture<Void> permit = acquirePermit(current, now);
         HostState state = host;
         waited = null;
+        accountOwnWait(state);
         try {
             if (!permit.isDone()) {
                 long queuedFrom = now;
@@ -145,8 +169,33 @@ public final class Call {
      */
     public CompletableFuture<Void> turn() {
         attempt++;
+        ownWaited = 0;
         try {
             startWaiting();
+        } catch (RuntimeException e) {
+            return Futures.failed(e);
+        }
+        long own = ownNotBefore;
+        if (own == Long.MIN_VALUE) {
+            return turnNow();
+        }
+        ownNotBefore = Long.MIN_VALUE;
+        long from = engine.now();
+        CompletableFuture<Void> delay = engine.delays.after(Math.max(0, own - from));
+        pendingDelay = delay;
+        if (phase == ABANDONED) {
+            delay.cancel(false);
+        }
+        return delay.thenCompose(done -> {
+            ownWaited = engine.now() - from;
+            failIfAbandoned();
+            return turnNow();
+        });
+    }
+
+    /** The turn from its permit on, after any wait of this call's own. */
+    private CompletableFuture<Void> turnNow() {
+        try {
             HostState current = host();
             if (observes(current)) {
                 observeTurn();
@@ -161,6 +210,7 @@ public final class Call {
             }
             HostState state = host;
             waited = null;
+            accountOwnWait(state);
             long queuedFrom = permit.isDone() ? Long.MIN_VALUE : now;
             return permit.thenCompose(granted -> {
                 if (queuedFrom != Long.MIN_VALUE) {
@@ -234,6 +284,14 @@ public final class Call {
                     failIfAbandoned();
                     return steps(state, true);
                 });
+        }
+    }
+
+    private void accountOwnWait(HostState state) {
+        long own = ownWaited;
+        if (own > 0) {
+            ownWaited = 0;
+            onWaited(state, TurnStep.waitFor(own, ownReason), own);
         }
     }
 
@@ -358,6 +416,11 @@ public final class Call {
         // Recorded only once told: a listener that throws makes the caller hand this response back,
         // and retryRequested() must then agree with it.
         lastDecision = refused.decision;
+        Wait wait = refused.decision.waitBeforeNextRequest();
+        if (refused.decision.retriesNow() && wait.hostMillis() < wait.millis()) {
+            ownNotBefore = now + wait.millis();
+            ownReason = wait.reason();
+        }
         return sendsAgain(refused.decision);
     }
 

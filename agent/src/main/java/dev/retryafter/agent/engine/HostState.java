@@ -753,7 +753,7 @@ public final class HostState {
             default:
                 break;
         }
-        long moment = now + decision.waitBeforeNextRequest().millis();
+        long moment = now + decision.waitBeforeNextRequest().hostMillis();
         store.imposeNotBefore(key, moment);
         Imposed last = imposed;
         if (last == null || moment >= last.moment) {

@@ -21,11 +21,21 @@ public final class Wait {
     private final long millis;
     private final Reason reason;
     private final Bound bound;
+    private final long hostMillis;
 
     public Wait(long millis, Reason reason, Bound bound) {
+        this(millis, reason, bound, millis);
+    }
+
+    /**
+     * A wait of which the host waits only {@code hostMillis}: the rest is the request's own, its last tries
+     * kept for when the host is likely to have room while the others look for that moment.
+     */
+    public Wait(long millis, Reason reason, Bound bound, long hostMillis) {
         this.millis = millis;
         this.reason = reason;
         this.bound = bound;
+        this.hostMillis = Math.min(millis, hostMillis);
     }
 
     public long millis() {
@@ -38,6 +48,11 @@ public final class Wait {
 
     public Bound bound() {
         return bound;
+    }
+
+    /** How long no request may go to the host: all of {@link #millis()} but where the rest is the request's own. */
+    public long hostMillis() {
+        return hostMillis;
     }
 
     /** "header ignored (always zero): own backoff, raised to min-sleep" */

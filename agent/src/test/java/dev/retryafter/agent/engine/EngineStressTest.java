@@ -179,7 +179,12 @@ class EngineStressTest {
     }
 
     private void attempt(Call call, String key, int hostIndex, CompletableFuture<Void> done) {
-        long mustWaitUntil = notBeforeOf(key).get();
+        attempt(call, key, hostIndex, done, Long.MIN_VALUE);
+    }
+
+    /** {@code ownUntil}: the moment the call's own wait ends (a wait raised for its last tries), beyond the host's. */
+    private void attempt(Call call, String key, int hostIndex, CompletableFuture<Void> done, long ownUntil) {
+        long mustWaitUntil = Math.max(notBeforeOf(key).get(), ownUntil);
         call.turn().whenComplete((went, failure) -> {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
@@ -192,9 +197,9 @@ class EngineStressTest {
             went(key, hostIndex, mustWaitUntil);
             scheduler.schedule(() -> {
                 try {
-                    respond(call, key);
+                    long nextOwnUntil = respond(call, key);
                     if (call.retryRequested()) {
-                        attempt(call, key, hostIndex, done);
+                        attempt(call, key, hostIndex, done, nextOwnUntil);
                     } else {
                         done.complete(null);
                     }
@@ -218,18 +223,24 @@ class EngineStressTest {
         }
     }
 
-    /** A tenth of the responses refuse; the attempt ends (in flight drops first: the next one may go at once). */
-    private void respond(Call call, String key) {
+    /**
+     * A tenth of the responses refuse; the attempt ends (in flight drops first: the next one may go at once).
+     * Returns when the call's own next attempt may go: MIN_VALUE, or a refusal's whole wait.
+     */
+    private long respond(Call call, String key) {
         boolean refuse = ThreadLocalRandom.current().nextInt(10) == 0;
         inFlight.get(key).decrementAndGet();
         long before = engine.now();
         call.onResponse(refuse ? 429 : 200, refuse ? (ThreadLocalRandom.current().nextBoolean() ? "0" : "1") : null);
         if (refuse) {
             refused.incrementAndGet();
-            long until = before + call.lastDecision().waitBeforeNextRequest().millis();
-            notBeforeOf(key).accumulateAndGet(until, Math::max);
+            Wait wait = call.lastDecision().waitBeforeNextRequest();
+            notBeforeOf(key).accumulateAndGet(before + wait.hostMillis(), Math::max);
+            call.endAttempt();
+            return before + wait.millis();
         }
         call.endAttempt();
+        return Long.MIN_VALUE;
     }
 
     private AtomicLong notBeforeOf(String key) {

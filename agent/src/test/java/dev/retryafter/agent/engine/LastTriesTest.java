@@ -25,6 +25,44 @@ class LastTriesTest {
     }
 
     @Test
+    void inTheFirstStreakTheRaiseIsTheRequestsOwnAndTheOthersGoOnLookingForTheEnd() throws Exception {
+        EngineFixture fixture = new EngineFixture(DEFAULTS);
+        Call patient = fixture.engine.open("portal.example", 443, true);
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            patient.awaitTurn();
+            patient.onResponse(429, "0");
+            patient.endAttempt();
+        }
+        Wait raised = patient.lastDecision().waitBeforeNextRequest();
+        assertEquals(Wait.Bound.LAST_TRY, raised.bound(), raised::toString);
+        assertTrue(raised.millis() > 50_000, "its last two tries wait for the default window's end: " + raised);
+        assertTrue(raised.hostMillis() <= 5_000, "the host waits only as the search does: " + raised.hostMillis());
+
+        long before = fixture.clock.millis();
+        Call other = fixture.engine.open("portal.example", 443, true);
+        other.awaitTurn();
+        assertTrue(fixture.clock.millis() - before <= raised.hostMillis(), "another request goes on looking for the window's end");
+        other.onResponse(200, null);
+        other.endAttempt();
+
+        patient.awaitTurn();
+        assertTrue(fixture.clock.millis() - before >= raised.millis(), "the request itself waits its own raise");
+    }
+
+    @Test
+    void theLastTryAndAWindowKnownRaiseTheHostsWaitToo() throws Exception {
+        EngineFixture fixture = new EngineFixture(DEFAULTS);
+        Call call = fixture.engine.open("portal.example", 443, true);
+        for (int attempt = 1; attempt <= 4; attempt++) {
+            call.awaitTurn();
+            call.onResponse(429, "0");
+            call.endAttempt();
+        }
+        Wait last = call.lastDecision().waitBeforeNextRequest();
+        assertEquals(last.millis(), last.hostMillis(), "the last try's wait is the host's: a refusal then holds it, " + last);
+    }
+
+    @Test
     void aStreakOlderThanTheWindowKeepsTheLastTryForAQuotasAge() {
         assertEquals(QUOTA, Decide.lastTriesUntil(DEFAULTS, UNKNOWN, 1, DEFAULTS.windowMillis()));
         assertEquals(QUOTA, Decide.lastTriesUntil(DEFAULTS, 10_000, 1, 12_000));

@@ -109,11 +109,18 @@ public final class Decide {
             return wait;
         }
         long age = now - streak.startedAtMillis();
+        Wait bounded = cutToWindow(policy, windowMillis > 0 ? windowMillis - age : searchedWindowLeft(policy, age), header, category, wait);
         long lastTries = Math.min(lastTriesUntil(policy, windowMillis, triesLeft, age) - age, policy.maxSleepMillis());
-        if (lastTries > wait.millis()) {
-            return new Wait(lastTries, wait.reason(), Wait.Bound.LAST_TRY);
+        if (lastTries > bounded.millis()) {
+            // In the host's first streak the raise is the request's own: the host goes on looking for the window's end.
+            boolean searching = windowMillis <= 0 && age < policy.windowMillis() && triesLeft > 1;
+            return new Wait(lastTries, wait.reason(), Wait.Bound.LAST_TRY, searching ? bounded.millis() : lastTries);
         }
-        long windowLeft = windowMillis > 0 ? windowMillis - age : searchedWindowLeft(policy, age);
+        return bounded;
+    }
+
+    /** {@code wait} cut to {@code windowLeft}, or a header's claim within max-sleep the category takes as a hint; never under min-sleep. */
+    private static Wait cutToWindow(Policy policy, long windowLeft, RetryAfter header, Category category, Wait wait) {
         if (windowLeft <= 0) {
             return wait;
         }
