@@ -15,7 +15,9 @@ public final class Wait {
         /** Cut to the end of the refusal streak's first window, by when a limit counted per window has room again. */
         WINDOW,
         /** Raised for a request's last tries, kept for when the host is likely to have room ({@link Decide#lastTriesUntil}). */
-        LAST_TRY
+        LAST_TRY,
+        /** Raised to the pace of the search for the end of a window not yet known ({@link Decide#searchedWindowLeft}). */
+        SEARCH
     }
 
     private final long millis;
@@ -66,6 +68,8 @@ public final class Wait {
                 return reason.text() + ", cut to the streak's first window";
             case LAST_TRY:
                 return reason.text() + ", raised: a request's last tries wait for when the host is likely to have room";
+            case SEARCH:
+                return reason.text() + ", raised: the window's end is looked for at half the streak's age";
             default:
                 return reason.text();
         }

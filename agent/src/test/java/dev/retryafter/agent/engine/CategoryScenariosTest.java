@@ -85,7 +85,8 @@ class CategoryScenariosTest {
     /**
      * A portal that blocks for 20 s after the limit and names a random wait, uncorrelated with it. Its category
      * moves both ways as streaks enter and leave the window (a header of 0 followed by a 20 s block is too short,
-     * and makes it unreliable until that streak leaves), so it is judged after the whole run, not at a count of changes.
+     * and makes it unreliable until that streak leaves), so it is judged over the whole run: unreliable for most of
+     * it. At one moment it is a draw: a window whose last streaks all drew a long header, each honoured, reads truthful.
      */
     @Test
     void headersUncorrelatedWithRecoveryAreUnreliable() throws Exception {
@@ -93,6 +94,7 @@ class CategoryScenariosTest {
         Random random = new Random(8);
         long blockedUntil = Long.MIN_VALUE;
         int admitted = 0;
+        int unreliable = 0;
         for (int i = 0; i < 2_000; i++) {
             Call call = f.engine.open("penalty-box.example", 443, true);
             do {
@@ -107,7 +109,10 @@ class CategoryScenariosTest {
                 call.endAttempt();
                 f.clock.advance(50);
             } while (call.retryRequested());
+            if (i >= 200 && f.category() == Category.UNRELIABLE) {
+                unreliable++;
+            }
         }
-        assertEquals(Category.UNRELIABLE, f.category());
+        assertTrue(unreliable > 1_800 / 2, "unreliable for most of the run: " + unreliable + " of 1,800 requests");
     }
 }

@@ -30,8 +30,12 @@ class SearchedWindowTest {
 
     /** A request on its second try, refused {@code age} into the host's first streak; its backoff was 28 s. */
     private static Wait refusedAt(long age) {
+        return refusedAt(age, 28_000);
+    }
+
+    private static Wait refusedAt(long age, long backoffMillis) {
         OpenStreak streak = OpenStreak.of(STREAK_START, OptionalLong.of(0), STREAK_START + age, 17, false);
-        Wait backoff = new Wait(28_000, Reason.HEADER_AS_HINT, Wait.Bound.NONE);
+        Wait backoff = new Wait(backoffMillis, Reason.HEADER_AS_HINT, Wait.Bound.NONE);
         return Decide.withinFirstWindow(DEFAULTS, UNKNOWN, DEFAULTS.maxAttempts() - 2, Category.UNKNOWN, ZERO, streak,
                 STREAK_START + age, backoff);
     }
@@ -41,6 +45,14 @@ class SearchedWindowTest {
         Wait wait = refusedAt(10_000);
         assertEquals(5_000, wait.millis());
         assertEquals(Wait.Bound.WINDOW, wait.bound());
+    }
+
+    @Test
+    void earlyInTheStreakAShortWaitIsRaisedToHalfItsAge() {
+        Wait wait = refusedAt(10_000, 1_200);
+        assertEquals(5_000, wait.millis(), "a backoff drawn short would spend the tries of several workers in the first seconds");
+        assertEquals(Wait.Bound.SEARCH, wait.bound());
+        assertEquals(DEFAULTS.minSleepMillis(), refusedAt(400, 100).millis(), "min-sleep while the streak is young");
     }
 
     @Test

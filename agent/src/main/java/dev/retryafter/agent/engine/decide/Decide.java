@@ -110,6 +110,12 @@ public final class Decide {
         }
         long age = now - streak.startedAtMillis();
         Wait bounded = cutToWindow(policy, windowMillis > 0 ? windowMillis - age : searchedWindowLeft(policy, age), header, category, wait);
+        long searchStep = Math.max(searchedWindowLeft(policy, age), policy.minSleepMillis());
+        if (windowMillis <= 0 && age < policy.windowMillis() && bounded.millis() < searchStep) {
+            // The search for the window's end goes on at the pace of the streak's age, not faster: among several
+            // workers, waits drawn short spent every request's tries in the first seconds of a 20 s window.
+            bounded = new Wait(searchStep, wait.reason(), Wait.Bound.SEARCH);
+        }
         long lastTries = Math.min(lastTriesUntil(policy, windowMillis, triesLeft, age) - age, policy.maxSleepMillis());
         if (lastTries > bounded.millis()) {
             // In the host's first streak the raise is the request's own: the host goes on looking for the window's end.
