@@ -53,6 +53,8 @@ public final class HostState {
     private volatile long lastUsedMillis;
     /** When this JVM first sent to the host: where the limit's first period began, as far as it can tell. */
     private volatile long firstSentMillis = HostKnowledge.NO_MOMENT;
+    /** When this JVM first had an answer from the host that let a request through: how late its first request reached it. */
+    private volatile long firstAdmittedMillis = HostKnowledge.NO_MOMENT;
     /**
      * The length of the host's first period, learned at the end of its first streak ({@link RefusedRate#firstPeriod});
      * 0 until then, when the policy's window stands in for it.
@@ -474,6 +476,9 @@ public final class HostState {
      */
     Told onAdmitted(long now, long sentAt) {
         store.recordAdmitted(key, now); // the store counts successes: a fleet's ceiling is every JVM's
+        if (firstAdmittedMillis == HostKnowledge.NO_MOMENT) {
+            firstAdmittedMillis = now; // a race writes a moment a few microseconds later: no matter
+        }
         if (probing) {
             endProbing();
         }
@@ -584,6 +589,14 @@ public final class HostState {
         long firstSent = earlier == null ? firstSentMillis : earlier.startedAtMillis() + earlier.recoveredByMillis();
         long streakStart = end.streak().startedAtMillis();
         if (earlier == null) {
+            // A cold client's first request leaves well after the agent sees it go (a connection opened, classes loaded:
+            // 0.1 to 0.4 s in a fresh JVM against a loopback portal), and the period began when it reached the host. Its
+            // answer, less the round trip of the request that ended the streak (a warm one), says when that was, if later.
+            long roundTrip = Math.max(0, now - (streakStart + end.streak().recoveredByMillis()));
+            long firstAdmitted = firstAdmittedMillis;
+            if (firstAdmitted != HostKnowledge.NO_MOMENT && firstAdmitted < streakStart) {
+                firstSent = Math.max(firstSent, firstAdmitted - roundTrip);
+            }
             // In a fleet the period began with the fleet's first request let through, which may be before this JVM's.
             firstSent = Math.min(firstSent, store.firstAdmitted(key, firstSent - windowMillis(), streakStart).orElse(firstSent));
         }

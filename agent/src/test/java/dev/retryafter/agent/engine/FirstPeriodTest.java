@@ -28,6 +28,22 @@ class FirstPeriodTest {
                 "paced near 10 a second, not 20 a minute as a 60 s window would read it: " + host.pacePerMinute());
     }
 
+    /**
+     * A fresh JVM's first request reaches the host well after the agent saw it go (a connection opened, classes loaded:
+     * 0.1 to 0.4 s against a loopback portal), and the host's period begins when it arrives. Read from the send, the
+     * period was that much longer and the pace that much lower: 20 in 2.45 s, where the portal counted 20 in 2.05 s.
+     */
+    @Test
+    void aColdClientsLateFirstRequestDoesNotLengthenTheFirstPeriod() throws Exception {
+        long cold = 400;
+        FixedWindowPortal late = new FixedWindowPortal(LIMIT, WINDOW, fixture.clock.millis() + cold + 50);
+        late.fetch(fixture, 40, now -> "0", cold);
+        HostSnapshot host = fixture.host().snapshot(fixture.clock.millis());
+        assertEquals(LIMIT, host.learnedCeiling().getAsInt(), "what got through before the streak");
+        assertTrue(host.windowMillis >= WINDOW && host.windowMillis <= WINDOW + 100,
+                "the first period as the portal counted it, from the first request's arrival: " + host.windowMillis);
+    }
+
     @Test
     void theFirstStreakLooksForTheWindowsEndInWaitsNoLongerThanHalfItsAge() throws Exception {
         fetch(25);

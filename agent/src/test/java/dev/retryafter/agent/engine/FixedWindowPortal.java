@@ -21,11 +21,18 @@ final class FixedWindowPortal {
     }
 
     void fetch(EngineFixture fixture, int records, LongFunction<String> headerAt) throws Exception {
+        fetch(fixture, records, headerAt, 0);
+    }
+
+    /** As {@link #fetch(EngineFixture, int, LongFunction)}, the first request leaving {@code firstLateMillis} after its turn: a cold client's. */
+    void fetch(EngineFixture fixture, int records, LongFunction<String> headerAt, long firstLateMillis) throws Exception {
+        long late = firstLateMillis;
         for (int i = 0; i < records; i++) {
             Call call = fixture.engine.open("portal.example", 443, true);
             do {
                 call.awaitTurn();
-                fixture.clock.advance(50);
+                fixture.clock.advance(late + 50);
+                late = 0;
                 long now = fixture.clock.millis();
                 boolean admitted = admit(now);
                 call.onResponse(admitted ? 200 : 429, admitted ? null : headerAt.apply(now));

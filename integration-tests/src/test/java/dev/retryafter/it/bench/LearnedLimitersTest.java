@@ -1,5 +1,6 @@
 package dev.retryafter.it.bench;
 
+import dev.retryafter.demo.AgentReport;
 import dev.retryafter.it.harness.Inconclusive;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.MinSleepFloor;
@@ -23,9 +24,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * than min-sleep after a refusal, and the efficiency is within a quarter of the virtual-time run's
  * for the same shape, records and workers. Efficiency here is what the agent allowed: the ideal time,
  * or the scraper's own time (the run less the agent's waits) where a busy machine made the scraper
- * slower than the limit, over the time taken; on a quiet machine it is the clock's ratio. The issue asks for 10%: real runs read 4% (the bucket) to
- * 15% (the 2 s window, the cap in flight) under virtual time on a quiet machine, from the child JVM's
- * warm-up in a 30 s run and a first retry that lands just before a window's reset; a quarter leaves
+ * slower than the limit, over the time taken; on a quiet machine it is the clock's ratio. The issue asks for 10%: on a
+ * quiet machine real runs read 0.93 to 0.95 on the 2 s window (0.93 virtual), 0.96 to 0.97 on the bucket (1.00), 0.47
+ * to 0.49 on the cap in flight (0.52 virtual). What is left is the child JVM's own: its first requests are
+ * slower than the 2 ms round trip the virtual run is given (the cap's slow start, read as its rate, 4.2 s against
+ * 4.06 s). They read 15% to 25% lower while the portal's responses waited on Nagle's algorithm, 45 ms each
+ * ({@link NoDelayHttpServer}), and the first period was read from the cold client's first send; a quarter leaves
  * room for a loaded machine and still fails a learning that reads "20 a minute" for "10 a second".
  */
 @Isolated // each run's efficiency is a timing: alone, not beside other child JVMs
@@ -52,9 +56,11 @@ class LearnedLimitersTest {
         try (LimiterPortal portal = new LimiterPortal(shape)) {
             ScraperRun run = ScraperRun.run(Jdk.JAVA_17, "", "jdk", portal.baseUrl(), records, "--threads", Integer.toString(threads));
             // The machine's speed is no verdict on the agent: the run's time less the agent's own waits is the
-            // scraper's, and where the scraper alone was slower than the limit, the agent owed no wait at all.
+            // scraper's, and where the scraper alone was slower than the limit, the agent owed no wait at all. A wait
+            // for a permit at the host's cap is the agent's too, though the report counts it apart from its sleeps.
             long ideal = shape.idealMillis(records, threads, LATENCY);
-            double waitedPerWorker = run.report().hosts().get(0).number("sleptMillis") / threads;
+            AgentReport.Host host = run.report().hosts().get(0);
+            double waitedPerWorker = (host.number("sleptMillis") + host.waitedMillisByCause().getOrDefault("QUEUE_AT_CAP", 0L)) / threads;
             double scrapersOwn = Math.max(0, run.elapsedMillis - waitedPerWorker);
             double efficiency = Math.min(1.0, Math.max(ideal, scrapersOwn) / run.elapsedMillis);
             String figures = String.format(Locale.ROOT, "%s, %d workers: efficiency %.2f in real time (%.2f by the clock, the"
