@@ -56,6 +56,15 @@ class SearchedWindowTest {
     }
 
     @Test
+    void theSearchNeverWaitsPastMaxSleep() {
+        Policy shortSleeps = Policy.builder().name("short").minSleepMillis(300).maxSleepMillis(400).backoffBaseMillis(300).backoffCapMillis(400).build();
+        OpenStreak streak = OpenStreak.of(STREAK_START, OptionalLong.of(0), STREAK_START + 20_000, 9, false);
+        Wait wait = Decide.withinFirstWindow(shortSleeps, UNKNOWN, shortSleeps.maxAttempts() - 2, Category.UNKNOWN, ZERO, streak,
+                STREAK_START + 20_000, new Wait(350, Reason.HEADER_AS_HINT, Wait.Bound.NONE));
+        assertEquals(400, wait.millis(), "half of a 20 s streak is 10 s, but max-sleep is 400 ms");
+    }
+
+    @Test
     void nearTheDefaultWindowsEndAWaitEndsThere() {
         long age = 56_300;
         Wait wait = refusedAt(age);

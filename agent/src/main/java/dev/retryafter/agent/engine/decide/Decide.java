@@ -110,7 +110,8 @@ public final class Decide {
         }
         long age = now - streak.startedAtMillis();
         Wait bounded = cutToWindow(policy, windowMillis > 0 ? windowMillis - age : searchedWindowLeft(policy, age), header, category, wait);
-        long searchStep = Math.max(searchedWindowLeft(policy, age), policy.minSleepMillis());
+        // Never past max-sleep: the search is the agent's own choice, and max-sleep bounds every sleep it chooses.
+        long searchStep = Math.min(Math.max(searchedWindowLeft(policy, age), policy.minSleepMillis()), policy.maxSleepMillis());
         if (windowMillis <= 0 && age < policy.windowMillis() && bounded.millis() < searchStep) {
             // The search for the window's end goes on at the pace of the streak's age, not faster: among several
             // workers, waits drawn short spent every request's tries in the first seconds of a 20 s window.
