@@ -684,7 +684,12 @@ public final class HostState {
                     sinceStreak, windowMillis()) : sinceStreak;
             // A fleet's store counts over a window of its own (the policy's), already one window: read no shorter a span.
             if (previous != null && store.ceilingSpanMillis(key, now, Long.MAX_VALUE) == Long.MAX_VALUE) {
-                span = RefusedRate.lastWindowIfClimbed(span, windowMillis(), AdaptivePace.rate(pace, policy.headroom(), now - span), paced);
+                double headroom = policy.headroom();
+                // Over its window the host let through three times the rate last read: that window is too long to read over.
+                long window = windowMillis();
+                boolean outgrown = pace != null && store.ceilingBefore(key, now, window) > 3 * pace.refusedRatePerSecond() * window / 1000.0;
+                long nearTop = outgrown ? RefusedRate.nearTopMillis(t -> AdaptivePace.rate(pace, headroom, t), now, span) : Long.MAX_VALUE;
+                span = RefusedRate.lastWindowIfClimbed(span, windowMillis(), AdaptivePace.rate(pace, headroom, now - span), paced, nearTop);
             }
             int ceiling = store.ceilingBefore(key, now, span);
             span = store.ceilingSpanMillis(key, now, span);

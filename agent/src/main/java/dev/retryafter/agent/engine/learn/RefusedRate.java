@@ -1,5 +1,7 @@
 package dev.retryafter.agent.engine.learn;
 
+import java.util.function.LongToDoubleFunction;
+
 /**
  * The rate a host refused, read at the first refusal of a streak without knowing its window: a pure
  * function of what was sent and what was let through.
@@ -49,12 +51,47 @@ public final class RefusedRate {
     }
 
     /**
-     * The span to read, {@code spanMillis} or its last window: the last window where the pace at least doubled over the
-     * span ({@link #CLIMBED}), from {@code pacedAtStart} to {@code pacedAtRefusal}.
+     * The span to read, {@code spanMillis} or, where the pace at least doubled over it ({@link #CLIMBED}) from
+     * {@code pacedAtStart} to {@code pacedAtRefusal}, its last {@code nearTopMillis} (how long the pace was near its
+     * height) or its last window, whichever is shorter. A window learned from a first streak whose last tries waited
+     * long is too long (65 s for a window of 10 s), and read over it, the climb's average is taken for the limit.
      */
-    public static long lastWindowIfClimbed(long spanMillis, long windowMillis, double pacedAtStart, double pacedAtRefusal) {
+    public static long lastWindowIfClimbed(long spanMillis, long windowMillis, double pacedAtStart, double pacedAtRefusal,
+                                           long nearTopMillis) {
         boolean climbed = pacedAtStart > 0 && pacedAtRefusal >= CLIMBED * pacedAtStart;
-        return climbed && windowMillis > 0 && windowMillis < spanMillis ? windowMillis : spanMillis;
+        if (!climbed) {
+            return spanMillis;
+        }
+        long last = windowMillis > 0 ? Math.min(windowMillis, nearTopMillis) : nearTopMillis;
+        return last > 0 && last < spanMillis ? last : spanMillis;
+    }
+
+    /** Within this fraction of its height, the pace is near it: what got through there is read as what the host takes. */
+    static final double NEAR_TOP = 0.7;
+
+    /** However steep the climb, the stretch near its top holds this many of the pace's requests: a count, not a few samples. */
+    static final int NEAR_TOP_REQUESTS = 30;
+
+    /**
+     * How long, up to {@code spanMillis} before {@code now}, the pace ({@code paceAt}, rising over the span) was within
+     * {@link #NEAR_TOP} of its value at {@code now}, and no shorter than {@link #NEAR_TOP_REQUESTS} at that value.
+     */
+    public static long nearTopMillis(LongToDoubleFunction paceAt, long now, long spanMillis) {
+        double top = paceAt.applyAsDouble(now);
+        if (top <= 0) {
+            return spanMillis;
+        }
+        long low = 0;
+        long high = spanMillis; // the pace was near the top at now - low; perhaps not at now - high
+        while (high - low > 100) {
+            long middle = (low + high) >>> 1;
+            if (paceAt.applyAsDouble(now - middle) >= NEAR_TOP * top) {
+                low = middle;
+            } else {
+                high = middle;
+            }
+        }
+        return Math.min(spanMillis, Math.max(low, (long) (NEAR_TOP_REQUESTS * 1000 / top)));
     }
 
     /**

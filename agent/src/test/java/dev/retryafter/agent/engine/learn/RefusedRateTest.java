@@ -24,6 +24,19 @@ class RefusedRateTest {
     }
 
     @Test
+    void aClimbOutgrowingItsWindowIsReadNearItsTop() {
+        // The pace climbed linearly from 1 to 11 a second over 100 s: within 0.7 of its height (7.7) for the last 33 s.
+        long now = 1_000_000;
+        java.util.function.LongToDoubleFunction climb = t -> 1 + 10 * (t - (now - 100_000)) / 100_000.0;
+        assertEquals(33_000, RefusedRate.nearTopMillis(climb, now, 100_000), 100);
+        assertEquals(10_000, RefusedRate.lastWindowIfClimbed(100_000, 10_000, 1, 11, 33_000), "the last window, where it is shorter");
+        assertEquals(33_000, RefusedRate.lastWindowIfClimbed(100_000, 65_000, 1, 11, 33_000), "a window too long: the top");
+        // A steep climb: 30 requests at the height, at least.
+        java.util.function.LongToDoubleFunction steep = t -> t >= now - 500 ? 10 : 1;
+        assertEquals(3_000, RefusedRate.nearTopMillis(steep, now, 100_000));
+    }
+
+    @Test
     void theSpanIsSinceTheLastStreakWhenRecentElseTheLastFewWindows() {
         assertEquals(5_000, RefusedRate.spanMillis(5_000, 6_000, WINDOW), "a streak three windows back: since it ended");
         assertEquals(3 * WINDOW, RefusedRate.spanMillis(17_000, 18_000, WINDOW), "long ago: the last three windows, none of the dip");
@@ -33,10 +46,10 @@ class RefusedRateTest {
     void aSpanOverWhichThePaceAtLeastDoubledIsReadOverItsLastWindow() {
         // A first reading of 100 in 65 s (a 10 s window whose end the first streak missed), the probe climbing from 1.5
         // to 10.5 a second over the 163 s since: over all of it, 3.5 a second got through; over the last window, the limit.
-        assertEquals(WINDOW, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 1.5, 10.5));
-        assertEquals(163_000, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 6.0, 10.5), "a climb back to the plateau: the whole span");
-        assertEquals(163_000, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 0, 10.5), "unpaced at the start: nothing climbed");
-        assertEquals(1_500, RefusedRate.lastWindowIfClimbed(1_500, WINDOW, 1.5, 10.5), "never longer than the span");
+        assertEquals(WINDOW, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 1.5, 10.5, Long.MAX_VALUE));
+        assertEquals(163_000, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 6.0, 10.5, Long.MAX_VALUE), "a climb back to the plateau: the whole span");
+        assertEquals(163_000, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 0, 10.5, Long.MAX_VALUE), "unpaced at the start: nothing climbed");
+        assertEquals(1_500, RefusedRate.lastWindowIfClimbed(1_500, WINDOW, 1.5, 10.5, Long.MAX_VALUE), "never longer than the span");
     }
 
     @Test
