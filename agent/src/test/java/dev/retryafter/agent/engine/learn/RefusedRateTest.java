@@ -24,6 +24,12 @@ class RefusedRateTest {
     }
 
     @Test
+    void aSpanOverWhichThePaceRoseHalfAgainIsReadOverItsLastTwoWindows() {
+        assertEquals(2 * WINDOW, RefusedRate.lastWindowIfClimbed(6 * WINDOW, WINDOW, 1.2, 1.9, Long.MAX_VALUE));
+        assertEquals(6 * WINDOW, RefusedRate.lastWindowIfClimbed(6 * WINDOW, WINDOW, 1.4, 1.9, Long.MAX_VALUE), "a rise of a third");
+    }
+
+    @Test
     void aClimbOutgrowingItsWindowIsReadNearItsTop() {
         // The pace climbed linearly from 1 to 11 a second over 100 s: within 0.7 of its height (7.7) for the last 33 s.
         long now = 1_000_000;
@@ -47,7 +53,8 @@ class RefusedRateTest {
         // A first reading of 100 in 65 s (a 10 s window whose end the first streak missed), the probe climbing from 1.5
         // to 10.5 a second over the 163 s since: over all of it, 3.5 a second got through; over the last window, the limit.
         assertEquals(WINDOW, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 1.5, 10.5, Long.MAX_VALUE));
-        assertEquals(163_000, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 6.0, 10.5, Long.MAX_VALUE), "a climb back to the plateau: the whole span");
+        assertEquals(2 * WINDOW, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 6.0, 10.5, Long.MAX_VALUE), "a rise short of doubling: two windows");
+        assertEquals(163_000, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 9.0, 10.5, Long.MAX_VALUE), "a climb back to the plateau: the whole span");
         assertEquals(163_000, RefusedRate.lastWindowIfClimbed(163_000, WINDOW, 0, 10.5, Long.MAX_VALUE), "unpaced at the start: nothing climbed");
         assertEquals(1_500, RefusedRate.lastWindowIfClimbed(1_500, WINDOW, 1.5, 10.5, Long.MAX_VALUE), "never longer than the span");
     }
