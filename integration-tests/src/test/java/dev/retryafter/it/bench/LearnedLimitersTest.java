@@ -21,16 +21,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * scraper on {@code java.net.http}, the agent attached with no policy at all, against a loopback
  * portal of three shapes (a 2 s fixed window answering {@code Retry-After: 0}, nginx's leaky bucket
  * answering 503, a cap of two requests in flight). Every record arrives, no worker comes back sooner
- * than min-sleep after a refusal, and the efficiency is within a quarter of the virtual-time run's
+ * than min-sleep after a refusal, and the efficiency is within 10% of the virtual-time run's
  * for the same shape, records and workers. Efficiency here is what the agent allowed: the ideal time,
  * or the scraper's own time (the run less the agent's waits) where a busy machine made the scraper
- * slower than the limit, over the time taken; on a quiet machine it is the clock's ratio. The issue asks for 10%: on a
- * quiet machine real runs read 0.93 to 0.95 on the 2 s window (0.93 virtual), 0.96 to 0.97 on the bucket (1.00), 0.47
- * to 0.49 on the cap in flight (0.52 virtual). What is left is the child JVM's own: its first requests are
+ * slower than the limit, over the time taken; on a quiet machine it is the clock's ratio. On a quiet machine real runs
+ * read 0.93 to 0.95 on the 2 s window (0.93 virtual), 0.96 to 0.97 on the bucket (1.00), 0.47 to 0.49 on the cap in
+ * flight (0.52 virtual); with two more processes busy on the two cores, 0.92, 0.94 and 0.47. What is left is the child JVM's own: its first requests are
  * slower than the 2 ms round trip the virtual run is given (the cap's slow start, read as its rate, 4.2 s against
  * 4.06 s). They read 15% to 25% lower while the portal's responses waited on Nagle's algorithm, 45 ms each
- * ({@link NoDelayHttpServer}), and the first period was read from the cold client's first send; a quarter leaves
- * room for a loaded machine and still fails a learning that reads "20 a minute" for "10 a second".
+ * ({@link NoDelayHttpServer}), and the first period was read from the cold client's first send.
  */
 @Isolated // each run's efficiency is a timing: alone, not beside other child JVMs
 class LearnedLimitersTest {
@@ -73,7 +72,7 @@ class LearnedLimitersTest {
             assertEquals(records, run.fetched, () -> "every record arrives: " + figures + "\n" + run);
             Inconclusive.unlessRefused(portal.refusals(), () -> figures + "\n" + run);
             MinSleepFloor.assertKept(portal.shortestGapAfterRefusalMillis(), MIN_SLEEP, () -> figures + "\n" + run);
-            assertTrue(efficiency >= 0.75 * virtual.efficiency(), () -> "within a quarter of virtual time: " + figures + "\n" + run);
+            assertTrue(efficiency >= 0.9 * virtual.efficiency(), () -> "within 10% of virtual time: " + figures + "\n" + run);
         }
     }
 }
