@@ -688,7 +688,7 @@ public final class HostState {
                 // Over its window the host let through three times the rate last read: that window is too long to read over.
                 long window = windowMillis();
                 boolean outgrown = pace != null && store.ceilingBefore(key, now, window) > 3 * pace.refusedRatePerSecond() * window / 1000.0;
-                long nearTop = outgrown ? RefusedRate.nearTopMillis(t -> AdaptivePace.rate(pace, headroom, t), now, span) : Long.MAX_VALUE;
+                long nearTop = outgrown ? RefusedRate.nearTopMillis(pace, headroom, now, span) : Long.MAX_VALUE;
                 span = RefusedRate.lastWindowIfClimbed(span, windowMillis(), AdaptivePace.rate(pace, headroom, now - span), paced, nearTop);
             }
             int ceiling = store.ceilingBefore(key, now, span);

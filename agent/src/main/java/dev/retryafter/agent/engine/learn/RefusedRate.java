@@ -86,7 +86,16 @@ public final class RefusedRate {
      * How long, up to {@code spanMillis} before {@code now}, the pace ({@code paceAt}, rising over the span) was within
      * {@link #NEAR_TOP} of its value at {@code now}, and no shorter than {@link #NEAR_TOP_REQUESTS} at that value.
      */
-    public static long nearTopMillis(LongToDoubleFunction paceAt, long now, long spanMillis) {
+    public static long nearTopMillis(final PaceSchedule pace, final double headroom, long now, long spanMillis) {
+        return nearTopMillis(new LongToDoubleFunction() { // not a lambda, as the rest of the agent's engine: see AgentInstaller
+            @Override
+            public double applyAsDouble(long moment) {
+                return AdaptivePace.rate(pace, headroom, moment);
+            }
+        }, now, spanMillis);
+    }
+
+    static long nearTopMillis(LongToDoubleFunction paceAt, long now, long spanMillis) {
         double top = paceAt.applyAsDouble(now);
         if (top <= 0) {
             return spanMillis;
