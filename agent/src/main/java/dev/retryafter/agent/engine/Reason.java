@@ -16,6 +16,7 @@ public enum Reason {
     UNUSABLE_HEADER("unusable header: own backoff"),
     HOLD_CONFIRMED("header beyond max-sleep, confirmed by a second refusal naming the same moment: host held until then"),
     HOLD_PERSISTENT("refused for longer than max-sleep with nothing let through: host held, then probed one request at a time"),
+    HOLD_WINDOW_NOT_FOUND("a request's last try refused a default window into the host's first streak: host held until the streak is a quota's age"),
     HOLD_BLOCKED("a block status after refusals: host held, then probed one request at a time"),
     HOLD_HINTED("its believed rate-limit hint says none are left until a moment beyond max-sleep: host held until then"),
     // Why a request waited before it was sent, other than a refusal of this JVM's.

@@ -69,10 +69,11 @@ class CallTest {
         }
         assertEquals(3, sent);
         assertNotNull(held, "the last refusal held the host: the request fails fast with it");
-        assertEquals(Reason.HOLD_PERSISTENT, call.lastDecision().waitBeforeNextRequest().reason());
+        assertEquals(Reason.HOLD_WINDOW_NOT_FOUND, call.lastDecision().waitBeforeNextRequest().reason());
         assertEquals(3, call.lastDecision().attempt());
-        assertEquals(Decide.persistsAfterMillis(policy), f.clock.millis() - start, 1_000,
-                "the last try went once the streak was a quota's age, not after the policy's window");
+        assertEquals(policy.windowMillis(), f.clock.millis() - start, 1_000, "the last try went at the policy's window's end");
+        assertEquals(start + Decide.persistsAfterMillis(policy), call.lastDecision().holdUntil().getAsLong(), 1_000,
+                "refused there, the host is held until the streak is a quota's age");
         assertEquals(0, f.host().snapshot(f.clock.millis()).gaveUp);
     }
 

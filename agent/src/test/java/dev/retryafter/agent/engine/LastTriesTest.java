@@ -18,8 +18,10 @@ class LastTriesTest {
     private static final long UNKNOWN = 0;
 
     @Test
-    void inTheFirstStreakTheLastTwoTriesWaitForThePolicysWindow() {
-        assertEquals(DEFAULTS.windowMillis(), Decide.lastTriesUntil(DEFAULTS, UNKNOWN, 2, 4_000));
+    void inTheFirstStreakTheLastTriesWaitForThePolicysWindowTheSecondLastTwoThirdsThereOnALogScale() {
+        assertEquals(24_328, Decide.lastTriesUntil(DEFAULTS, UNKNOWN, 2, 4_000), 1, "4 s, 60 s: two thirds of the way, 24.3 s");
+        assertEquals(DEFAULTS.windowMillis(), Decide.lastTriesUntil(DEFAULTS, UNKNOWN, 2, 4_000, false),
+                "a request among others that go on looking for the end waits for the window's");
         assertEquals(DEFAULTS.windowMillis(), Decide.lastTriesUntil(DEFAULTS, UNKNOWN, 1, 4_000));
         assertTrue(Decide.lastTriesUntil(DEFAULTS, UNKNOWN, 3, 4_000) <= 4_000, "earlier tries keep looking for the end");
     }
@@ -35,7 +37,7 @@ class LastTriesTest {
         }
         Wait raised = patient.lastDecision().waitBeforeNextRequest();
         assertEquals(Wait.Bound.LAST_TRY, raised.bound(), raised::toString);
-        assertTrue(raised.millis() > 50_000, "its last two tries wait for the default window's end: " + raised);
+        assertTrue(raised.millis() > 5_000, "its second-last try waits two thirds of the way to the default window's end on a log scale: " + raised);
         assertTrue(raised.hostMillis() <= 5_000, "the host waits only as the search does: " + raised.hostMillis());
 
         long before = fixture.clock.millis();
@@ -47,6 +49,20 @@ class LastTriesTest {
 
         patient.awaitTurn();
         assertTrue(fixture.clock.millis() - before >= raised.millis(), "the request itself waits its own raise");
+    }
+
+    /**
+     * One worker, a fixed window of 40 per 20 s: its refusals at 0, 1 and 2 s into the streak are its own, so its
+     * second-last try goes two thirds of the way to the default window's end on a log scale (about 19 s), and finds
+     * the window's end there; waiting for the default window's, the first period read 40 in 62 s.
+     */
+    @Test
+    void aRequestAloneInTheFirstStreakFindsAWindowOf20sBeforeTheDefaultWindowsEnd() throws Exception {
+        EngineFixture fixture = new EngineFixture(DEFAULTS);
+        new FixedWindowPortal(40, 20_000, fixture.clock.millis()).fetch(fixture, 45, now -> "0");
+        long window = fixture.host().snapshot(fixture.clock.millis()).windowMillis;
+        assertTrue(window >= 18_000 && window <= 22_000, "the first period is about 20 s: " + window);
+        assertEquals(0, fixture.host().snapshot(fixture.clock.millis()).gaveUp);
     }
 
     @Test
