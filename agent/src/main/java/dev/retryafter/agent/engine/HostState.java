@@ -689,7 +689,7 @@ public final class HostState {
                 long window = windowMillis();
                 boolean outgrown = pace != null && store.ceilingBefore(key, now, window) > 3 * pace.refusedRatePerSecond() * window / 1000.0;
                 long nearTop = outgrown ? RefusedRate.nearTopMillis(pace, headroom, now, span) : Long.MAX_VALUE;
-                span = RefusedRate.lastWindowIfClimbed(span, windowMillis(), AdaptivePace.rate(pace, headroom, now - span), paced, nearTop);
+                span = RefusedRate.lastWindowIfClimbed(span, window, AdaptivePace.rate(pace, headroom, now - span), paced, nearTop);
             }
             int ceiling = store.ceilingBefore(key, now, span);
             span = store.ceilingSpanMillis(key, now, span);

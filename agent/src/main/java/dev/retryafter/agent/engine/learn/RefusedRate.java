@@ -62,8 +62,9 @@ public final class RefusedRate {
     /**
      * The span to read, {@code spanMillis}; where the pace rose over it from {@code pacedAtStart} to {@code pacedAtRefusal}
      * ({@link #ROSE}), its last two windows; where it at least doubled ({@link #CLIMBED}), its last {@code nearTopMillis}
-     * (how long the pace was near its height) or its last window, whichever is shorter. A window learned from a first streak whose last tries waited
-     * long is too long (65 s for a window of 10 s), and read over it, the climb's average is taken for the limit.
+     * (how long the pace was near its height; {@code Long.MAX_VALUE} for the whole span) or its last window, whichever
+     * is shorter. A window learned from a first streak whose last tries waited long is too long (65 s for a window of
+     * 10 s), and read over it, the climb's average is taken for the limit.
      */
     public static long lastWindowIfClimbed(long spanMillis, long windowMillis, double pacedAtStart, double pacedAtRefusal,
                                            long nearTopMillis) {
