@@ -70,10 +70,7 @@ public final class MetricsPage {
     }
 
     private static void hosts(MetricsText text, List<HostSnapshot> hosts) {
-        text.family(PREFIX + "requests", MetricsText.Type.COUNTER, "Requests sent to the host, each retry included");
-        for (HostSnapshot s : hosts) {
-            text.sample(HOST, s.host, s.requests);
-        }
+        perHost(text, hosts, PerHost.REQUESTS);
         text.family(PREFIX + "refusals", MetricsText.Type.COUNTER,
                 "Refusals the host answered (a retry status: 429, 503 unless configured), by status");
         for (HostSnapshot s : hosts) {
@@ -81,15 +78,7 @@ public final class MetricsPage {
                 text.sample(HOST, s.host, "status", Long.toString(pair[0]), pair[1]);
             }
         }
-        text.family(PREFIX + "retries", MetricsText.Type.COUNTER, "Refused requests the agent sent again");
-        for (HostSnapshot s : hosts) {
-            text.sample(HOST, s.host, s.retries);
-        }
-        text.family(PREFIX + "given_up", MetricsText.Type.COUNTER,
-                "Refusals handed back to the application: its attempts used up, or a body that cannot be sent twice");
-        for (HostSnapshot s : hosts) {
-            text.sample(HOST, s.host, s.gaveUp);
-        }
+        perHost(text, hosts, PerHost.RETRIES, PerHost.GIVEN_UP);
         text.family(PREFIX + "wait_seconds", MetricsText.Type.COUNTER,
                 "Time requests to the host spent waiting before they were sent, by cause: a refusal's reason, PACE, QUEUE_AT_CAP, RATE_LIMIT_HINTS");
         for (HostSnapshot s : hosts) {
@@ -98,57 +87,82 @@ public final class MetricsPage {
                 text.sample(HOST, s.host, CAUSE, cause.name(), waits.millis(cause) / 1000.0);
             }
         }
-        text.family(PREFIX + "longest_wait_seconds", MetricsText.Type.GAUGE, "The longest single wait the agent decided on for the host");
-        for (HostSnapshot s : hosts) {
-            text.sample(HOST, s.host, s.longestWaitMillis / 1000.0);
-        }
-        text.family(PREFIX + "held", MetricsText.Type.GAUGE, "1 while the host is held: its requests fail fast");
-        for (HostSnapshot s : hosts) {
-            text.sample(HOST, s.host, s.holdUntil().isPresent() ? 1 : 0);
-        }
-        text.family(PREFIX + "held_until_timestamp_seconds", MetricsText.Type.GAUGE, "When the host's hold ends, in seconds since the epoch");
-        for (HostSnapshot s : hosts) {
-            if (s.holdUntil().isPresent()) {
-                text.sample(HOST, s.host, s.holdUntil().getAsLong() / 1000.0);
-            }
-        }
-        text.family(PREFIX + "holds", MetricsText.Type.COUNTER, "Holds the host was put under");
-        for (HostSnapshot s : hosts) {
-            text.sample(HOST, s.host, s.holds);
-        }
-        text.family(PREFIX + "held_requests", MetricsText.Type.COUNTER, "Requests that failed fast because the host was held");
-        for (HostSnapshot s : hosts) {
-            text.sample(HOST, s.host, s.heldRequests);
-        }
-        text.family(PREFIX + "pace_requests_per_second", MetricsText.Type.GAUGE, "The pace the host's requests are sent at; 0 when not paced");
-        for (HostSnapshot s : hosts) {
-            text.sample(HOST, s.host, s.pacePerSecond);
-        }
-        text.family(PREFIX + "in_flight", MetricsText.Type.GAUGE, "Requests to the host holding a permit now: sent, or waiting for their moment to go");
-        for (HostSnapshot s : hosts) {
-            text.sample(HOST, s.host, s.inFlight);
-        }
-        text.family(PREFIX + "max_in_flight", MetricsText.Type.GAUGE,
-                "The cap on requests in flight to the host: max-concurrency, or lower as learned");
-        for (HostSnapshot s : hosts) {
-            text.sample(HOST, s.host, s.maxConcurrency);
-        }
-        text.family(PREFIX + "window_seconds", MetricsText.Type.GAUGE, "The host's limit window: as learned, else the policy's window");
-        for (HostSnapshot s : hosts) {
-            text.sample(HOST, s.host, s.windowMillis / 1000.0);
-        }
-        text.family(PREFIX + "learned_ceiling", MetricsText.Type.GAUGE,
-                "Requests the host let through in a window before it refused, as last learned");
-        for (HostSnapshot s : hosts) {
-            if (s.learnedCeiling().isPresent()) {
-                text.sample(HOST, s.host, s.learnedCeiling().getAsInt());
-            }
-        }
+        perHost(text, hosts, PerHost.LONGEST_WAIT, PerHost.HELD, PerHost.HELD_UNTIL, PerHost.HOLDS, PerHost.HELD_REQUESTS, PerHost.PACE,
+                PerHost.IN_FLIGHT, PerHost.MAX_IN_FLIGHT, PerHost.WINDOW, PerHost.LEARNED_CEILING);
         text.family(PREFIX + "category", MetricsText.Type.GAUGE,
                 "What kind of Retry-After the host sends, as the agent judges it: 1 for the host's category");
         for (HostSnapshot s : hosts) {
             text.sample(HOST, s.host, "category", s.category.label(), 1);
         }
+    }
+
+    /** Each of {@code families}, a sample a host; a host without a value (NaN) has none. */
+    private static void perHost(MetricsText text, List<HostSnapshot> hosts, PerHost... families) {
+        for (PerHost family : families) {
+            text.family(PREFIX + family.name, family.type, family.help);
+            for (HostSnapshot s : hosts) {
+                double value = family.of(s);
+                if (!Double.isNaN(value)) {
+                    text.sample(HOST, s.host, value);
+                }
+            }
+        }
+    }
+
+    /** The families of one unlabelled figure a host. Constant bodies, not lambdas: the endpoint spins no lambda class. */
+    private enum PerHost {
+        REQUESTS("requests", MetricsText.Type.COUNTER, "Requests sent to the host, each retry included") {
+            @Override double of(HostSnapshot s) { return s.requests; }
+        },
+        RETRIES("retries", MetricsText.Type.COUNTER, "Refused requests the agent sent again") {
+            @Override double of(HostSnapshot s) { return s.retries; }
+        },
+        GIVEN_UP("given_up", MetricsText.Type.COUNTER,
+                "Refusals handed back to the application: its attempts used up, or a body that cannot be sent twice") {
+            @Override double of(HostSnapshot s) { return s.gaveUp; }
+        },
+        LONGEST_WAIT("longest_wait_seconds", MetricsText.Type.GAUGE, "The longest single wait the agent decided on for the host") {
+            @Override double of(HostSnapshot s) { return s.longestWaitMillis / 1000.0; }
+        },
+        HELD("held", MetricsText.Type.GAUGE, "1 while the host is held: its requests fail fast") {
+            @Override double of(HostSnapshot s) { return s.holdUntil().isPresent() ? 1 : 0; }
+        },
+        HELD_UNTIL("held_until_timestamp_seconds", MetricsText.Type.GAUGE, "When the host's hold ends, in seconds since the epoch") {
+            @Override double of(HostSnapshot s) { return s.holdUntil().isPresent() ? s.holdUntil().getAsLong() / 1000.0 : Double.NaN; }
+        },
+        HOLDS("holds", MetricsText.Type.COUNTER, "Holds the host was put under") {
+            @Override double of(HostSnapshot s) { return s.holds; }
+        },
+        HELD_REQUESTS("held_requests", MetricsText.Type.COUNTER, "Requests that failed fast because the host was held") {
+            @Override double of(HostSnapshot s) { return s.heldRequests; }
+        },
+        PACE("pace_requests_per_second", MetricsText.Type.GAUGE, "The pace the host's requests are sent at; 0 when not paced") {
+            @Override double of(HostSnapshot s) { return s.pacePerSecond; }
+        },
+        IN_FLIGHT("in_flight", MetricsText.Type.GAUGE, "Requests to the host holding a permit now: sent, or waiting for their moment to go") {
+            @Override double of(HostSnapshot s) { return s.inFlight; }
+        },
+        MAX_IN_FLIGHT("max_in_flight", MetricsText.Type.GAUGE, "The cap on requests in flight to the host: max-concurrency, or lower as learned") {
+            @Override double of(HostSnapshot s) { return s.maxConcurrency; }
+        },
+        WINDOW("window_seconds", MetricsText.Type.GAUGE, "The host's limit window: as learned, else the policy's window") {
+            @Override double of(HostSnapshot s) { return s.windowMillis / 1000.0; }
+        },
+        LEARNED_CEILING("learned_ceiling", MetricsText.Type.GAUGE, "Requests the host let through in a window before it refused, as last learned") {
+            @Override double of(HostSnapshot s) { return s.learnedCeiling().isPresent() ? s.learnedCeiling().getAsInt() : Double.NaN; }
+        };
+
+        final String name;
+        final MetricsText.Type type;
+        final String help;
+
+        PerHost(String name, MetricsText.Type type, String help) {
+            this.name = name;
+            this.type = type;
+            this.help = help;
+        }
+
+        abstract double of(HostSnapshot s);
     }
 
     private static final Comparator<HostSnapshot> BY_NAME = new Comparator<HostSnapshot>() {

@@ -1,13 +1,11 @@
 package dev.retryafter.agent.instrument.apache4;
 
 import dev.retryafter.agent.engine.Call;
-import dev.retryafter.agent.instrument.BlockingClient;
 import dev.retryafter.agent.instrument.BlockingRetryLoop;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.ClientMethod;
-import dev.retryafter.agent.instrument.ModuleHooks;
-import dev.retryafter.agent.instrument.RetryStrategyGuard;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
+import dev.retryafter.agent.instrument.StrategyGuardedClient;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -16,7 +14,7 @@ import java.lang.reflect.Method;
  * HttpClient 4's side of the agent: a call's body and, without a target, the default host it goes to; its responses
  * read for the one blocking loop; and its status retry strategies guarded. By reflection: the agent cannot name the client's types.
  */
-public final class Apache4Calls extends BlockingClient implements ModuleHooks {
+public final class Apache4Calls extends StrategyGuardedClient {
 
     /** {@code new ServiceUnavailableRetryExec}: the strategy and its interface. The strategy, guarded. */
     static final String GUARD_STRATEGY = "apache4.guardStrategy";
@@ -31,14 +29,9 @@ public final class Apache4Calls extends BlockingClient implements ModuleHooks {
     private static final ClientMethod ENTITY = new ClientMethod("getEntity");
     private static final ClientMethod REPEATABLE = new ClientMethod("isRepeatable");
 
-    private final CallDepth depth;
-    private final SelfGuardedStrategies selfGuarded;
-
     public Apache4Calls(CallDepth depth, SelfGuardedStrategies selfGuarded) {
         // EofSensorInputStream's abortConnection shuts the connection instead of reading the rest.
-        super("apache4", "getAllHeaders", "getFirstHeader", new String[] {"getEntity", "getContent"}, "abortConnection");
-        this.depth = depth;
-        this.selfGuarded = selfGuarded;
+        super("apache4", "getAllHeaders", "getFirstHeader", new String[] {"getEntity", "getContent"}, "abortConnection", depth, selfGuarded);
     }
 
     /**
@@ -71,16 +64,6 @@ public final class Apache4Calls extends BlockingClient implements ModuleHooks {
             return null; // a request the client fails on as it would without the agent
         }
         return loop.begin(scheme, host, port, replayable);
-    }
-
-    @Override
-    public String[] hooks() {
-        return new String[] {GUARD_STRATEGY};
-    }
-
-    @Override
-    public Object call(String hook, Object[] a, NewCalls newCalls) {
-        return RetryStrategyGuard.guard(a[0], (Class<?>) a[1], depth, selfGuarded);
     }
 
     /** Which of the advised clients {@code type} is: the first of them up its hierarchy ({@code DefaultHttpClient}: Abstract). */

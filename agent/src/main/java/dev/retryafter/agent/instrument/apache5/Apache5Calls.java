@@ -1,13 +1,12 @@
 package dev.retryafter.agent.instrument.apache5;
 
 import dev.retryafter.agent.engine.Call;
-import dev.retryafter.agent.instrument.BlockingClient;
 import dev.retryafter.agent.instrument.BlockingRetryLoop;
 import dev.retryafter.agent.instrument.CallDepth;
 import dev.retryafter.agent.instrument.ClientMethod;
-import dev.retryafter.agent.instrument.ModuleHooks;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
+import dev.retryafter.agent.instrument.StrategyGuardedClient;
 
 import java.io.IOException;
 
@@ -15,7 +14,7 @@ import java.io.IOException;
  * HttpClient 5 classic's side of the agent: its responses read for the one blocking loop, and its retry strategies
  * made to stand aside for a refusal the agent governs. By reflection: the agent cannot name the client's types.
  */
-public final class Apache5Calls extends BlockingClient implements ModuleHooks {
+public final class Apache5Calls extends StrategyGuardedClient {
 
     /** {@code new HttpRequestRetryExec}: the strategy and its interface. The strategy, guarded. */
     static final String GUARD_STRATEGY = "apache5.guardStrategy";
@@ -29,14 +28,9 @@ public final class Apache5Calls extends BlockingClient implements ModuleHooks {
     private static final ClientMethod ENTITY = new ClientMethod("getEntity");
     private static final ClientMethod REPEATABLE = new ClientMethod("isRepeatable");
 
-    private final CallDepth depth;
-    private final SelfGuardedStrategies selfGuarded;
-
     public Apache5Calls(CallDepth depth, SelfGuardedStrategies selfGuarded) {
         // core5's EofSensorInputStream's abort discards the connection instead of reading the rest.
-        super("apache5", "getHeaders", "getFirstHeader", new String[] {"getEntity", "getContent"}, "abort");
-        this.depth = depth;
-        this.selfGuarded = selfGuarded;
+        super("apache5", "getHeaders", "getFirstHeader", new String[] {"getEntity", "getContent"}, "abort", depth, selfGuarded);
     }
 
     /**
@@ -77,7 +71,7 @@ public final class Apache5Calls extends BlockingClient implements ModuleHooks {
     @Override
     public Object call(String hook, Object[] a, NewCalls newCalls) {
         if (hook.equals(GUARD_STRATEGY)) {
-            return RetryStrategyGuard.guard(a[0], (Class<?>) a[1], depth, selfGuarded);
+            return guard(a);
         }
         return RetryStrategyGuard.isGovernedRefusal(depth, (Integer) a[0], a[1]) ? Boolean.TRUE : null;
     }
