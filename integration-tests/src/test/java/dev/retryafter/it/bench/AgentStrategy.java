@@ -1,8 +1,12 @@
 package dev.retryafter.it.bench;
 
 import dev.retryafter.agent.engine.Call;
+import dev.retryafter.agent.engine.CharacterisationChange;
 import dev.retryafter.agent.engine.Decision;
+import dev.retryafter.agent.engine.DecisionListener;
+import dev.retryafter.agent.engine.HostHeldException;
 import dev.retryafter.agent.engine.HostSnapshot;
+import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Policy;
 import dev.retryafter.agent.engine.PolicyLookup;
 import dev.retryafter.agent.engine.RetryEngine;
@@ -25,6 +29,8 @@ final class AgentStrategy implements Strategy {
 
     /** Where {@link DecisionTrace} collects every decision and wait; null in the benchmarks. */
     static volatile StringBuilder trace;
+    /** Whether {@link #trace} has what the engine learned too: {@link CellTimeline}'s, not the digest {@link DecisionTrace} takes. */
+    static volatile boolean traceLearning;
 
     private final VirtualClock clock;
     private final RetryEngine engine;
@@ -36,6 +42,26 @@ final class AgentStrategy implements Strategy {
                 .clock(clock).sleeper(clock).delays(millis -> noteSleep(millis, scheduler))
                 .random(new Random(seed)::nextDouble)
                 .policies(PolicyLookup.everyHost(Policy.DEFAULTS))
+                .listener(new DecisionListener() {
+                    @Override
+                    public void onRefusal(HostState host, Decision decision) {
+                    }
+
+                    @Override
+                    public void onLearned(HostState host, dev.retryafter.agent.engine.knowledge.Learned learned) {
+                        if (traceLearning) {
+                            traced("learned: " + learned);
+                        }
+                    }
+
+                    @Override
+                    public void onRecharacterised(HostState host, CharacterisationChange change) {
+                    }
+
+                    @Override
+                    public void onHeldRequest(HostState host, HostHeldException failure) {
+                    }
+                })
                 .build();
     }
 

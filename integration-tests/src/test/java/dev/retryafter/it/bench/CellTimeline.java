@@ -25,11 +25,13 @@ public final class CellTimeline {
                 .orElseThrow(() -> new IllegalArgumentException("no cell named " + prefix + "..."));
         StringBuilder trace = new StringBuilder();
         AgentStrategy.trace = trace;
+        AgentStrategy.traceLearning = true;
         LimiterRun.Result result;
         try {
             result = LimiterRun.run(shape, workers, 2_000, LimiterBenchmark.LATENCY_MILLIS, seed, agent);
         } finally {
             AgentStrategy.trace = null;
+            AgentStrategy.traceLearning = false;
         }
         long start = Long.MIN_VALUE;
         long current = -1;
