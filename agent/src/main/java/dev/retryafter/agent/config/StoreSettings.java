@@ -1,8 +1,5 @@
 package dev.retryafter.agent.config;
 
-import dev.retryafter.agent.store.redis.RedisAddress;
-import dev.retryafter.agent.store.redis.RedisKnowledgeStore;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,6 +8,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Where what the agent learns is kept: in this JVM (the default), or in a Redis shared by a fleet.
@@ -38,6 +36,8 @@ public final class StoreSettings {
     static final List<String> KEYS = Collections.unmodifiableList(Arrays.asList(STORE, FLEET, PASSWORD_ENV, PASSWORD_FILE, TIMEOUT));
 
     public static final String DEFAULT_FLEET = "default";
+    /** Fleet names go inside a hash tag and a key: no braces, no spaces. */
+    private static final Pattern FLEET_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final StoreSettings IN_MEMORY = new StoreSettings(null, DEFAULT_FLEET, 0);
 
     private final RedisAddress redis;
@@ -72,15 +72,18 @@ public final class StoreSettings {
         return timeoutMillis;
     }
 
-    /** The options the Redis store is made with. */
-    public RedisKnowledgeStore.Options options() {
-        return new RedisKnowledgeStore.Options().timeoutMillis(timeoutMillis);
-    }
-
     /** {@code memory}, or {@code redis://host:port fleet NAME}: never the password. */
     @Override
     public String toString() {
         return redis == null ? "memory" : redis + " fleet " + fleet;
+    }
+
+    /** Throws IllegalArgumentException, with a message fit for the user, for a name that cannot be a key. */
+    public static String checkedFleet(String fleet) {
+        if (fleet == null || !FLEET_NAME.matcher(fleet).matches()) {
+            throw new IllegalArgumentException("'" + fleet + "' is not a fleet name; use letters, digits, '.', '_' and '-', at most 64");
+        }
+        return fleet;
     }
 
     /** Reads the store's keys, given as {@link #KEYS} name them; the password from where they say. */
@@ -122,7 +125,7 @@ public final class StoreSettings {
         PolicyFile.Line fleetLine = lines.get(FLEET);
         if (fleetLine != null) {
             try {
-                fleet = RedisKnowledgeStore.checkedFleet(fleetLine.value);
+                fleet = checkedFleet(fleetLine.value);
             } catch (IllegalArgumentException e) {
                 throw fleetLine.error(e.getMessage());
             }

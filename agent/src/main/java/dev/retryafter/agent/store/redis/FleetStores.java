@@ -32,7 +32,7 @@ public final class FleetStores {
             return null;
         }
         return RedisKnowledgeStore.connect(settings.redis(), settings.fleet(), local != null ? local : new InMemoryKnowledgeStore(), clock,
-                new PolicyHostRules(config.policies(), current), settings.options().ttlMillis(config.stateFile().maxAgeMillis()));
+                new PolicyHostRules(config.policies(), current), new RedisKnowledgeStore.Options().timeoutMillis(settings.timeoutMillis()).ttlMillis(config.stateFile().maxAgeMillis()));
     }
 
     /**

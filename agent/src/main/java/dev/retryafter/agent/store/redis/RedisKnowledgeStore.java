@@ -1,5 +1,7 @@
 package dev.retryafter.agent.store.redis;
 
+import dev.retryafter.agent.config.RedisAddress;
+import dev.retryafter.agent.config.StoreSettings;
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.DaemonThreads;
 import dev.retryafter.agent.engine.knowledge.FinishedStreak;
@@ -36,7 +38,6 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 
 /**
  * The engine's knowledge store, shared by a fleet on Redis, over this JVM's own. Every operation goes
@@ -63,8 +64,6 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         long windowMillis(String host);
     }
 
-    /** Fleet names go inside a hash tag and a key: no braces, no spaces. */
-    private static final Pattern FLEET_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     /** A host not asked about for this long is no longer refreshed. */
     static final long INTEREST_MILLIS = 60_000;
     static final long EARLY_FLUSH_MILLIS = 25;
@@ -180,7 +179,7 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
 
     RedisKnowledgeStore(RedisAddress address, String fleet, KnowledgeStore local, Clock clock, HostRules rules, Options options,
                         RedisLink.Events events) {
-        this.fleet = checkedFleet(fleet);
+        this.fleet = StoreSettings.checkedFleet(fleet);
         this.local = local;
         this.clock = Objects.requireNonNull(clock);
         this.rules = rules;
@@ -191,14 +190,6 @@ public final class RedisKnowledgeStore implements KnowledgeStore, AutoCloseable 
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, new DaemonThreads("retry-after-agent-fleet-refresh"));
         executor.scheduleWithFixedDelay(this::refreshSafely, options.refreshMillis, options.refreshMillis, TimeUnit.MILLISECONDS);
         this.refresher = executor;
-    }
-
-    /** Throws IllegalArgumentException, with a message fit for the user, for a name that cannot be a key. */
-    public static String checkedFleet(String fleet) {
-        if (fleet == null || !FLEET_NAME.matcher(fleet).matches()) {
-            throw new IllegalArgumentException("'" + fleet + "' is not a fleet name; use letters, digits, '.', '_' and '-', at most 64");
-        }
-        return fleet;
     }
 
     @Override

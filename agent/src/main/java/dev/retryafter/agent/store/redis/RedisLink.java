@@ -1,5 +1,6 @@
 package dev.retryafter.agent.store.redis;
 
+import dev.retryafter.agent.config.RedisAddress;
 import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.engine.DaemonThreads;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;

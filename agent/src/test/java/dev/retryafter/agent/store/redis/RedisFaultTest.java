@@ -1,5 +1,6 @@
 package dev.retryafter.agent.store.redis;
 
+import dev.retryafter.agent.config.RedisAddress;
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.knowledge.HostKnowledge;
 import dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore;

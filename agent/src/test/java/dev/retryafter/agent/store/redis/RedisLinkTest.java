@@ -1,5 +1,6 @@
 package dev.retryafter.agent.store.redis;
 
+import dev.retryafter.agent.config.RedisAddress;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

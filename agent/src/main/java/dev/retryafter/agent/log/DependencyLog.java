@@ -1,7 +1,5 @@
-package dev.retryafter.agent.store.redis;
+package dev.retryafter.agent.log;
 
-import dev.retryafter.agent.log.AgentLog;
-import dev.retryafter.agent.log.AgentLogger;
 import org.slf4j.ILoggerFactory;
 import org.slf4j.IMarkerFactory;
 import org.slf4j.Marker;
@@ -14,11 +12,12 @@ import org.slf4j.spi.MDCAdapter;
 import org.slf4j.spi.SLF4JServiceProvider;
 
 /**
- * The slf4j provider of the agent's relocated slf4j, which only Jedis logs to: its lines go to the
- * agent's log at debug level, named as Jedis's. The fleet store says itself, once, what a Redis
- * outage means for the application; Jedis's own account of it is for debugging.
+ * The slf4j provider of the agent's relocated slf4j, which only its dependencies log to (Jedis, for the
+ * fleet store): their lines go to the agent's log at debug level, under their loggers' names. The agent
+ * says itself, once, what a failure means for the application (a Redis outage, say); a dependency's own
+ * account of it is for debugging. Found through {@code META-INF/services}, as slf4j 2 finds a provider.
  */
-public final class RedisClientLog implements SLF4JServiceProvider {
+public final class DependencyLog implements SLF4JServiceProvider {
 
     private final IMarkerFactory markers = new BasicMarkerFactory();
     private final MDCAdapter mdc = new NOPMDCAdapter();
@@ -47,7 +46,7 @@ public final class RedisClientLog implements SLF4JServiceProvider {
     public void initialize() {
     }
 
-    /** One Jedis logger. */
+    /** One of a dependency's loggers. */
     private static final class Line extends LegacyAbstractLogger {
         private static final long serialVersionUID = 1L;
 

@@ -1,4 +1,4 @@
-package dev.retryafter.agent.store.redis;
+package dev.retryafter.agent.config;
 
 import org.junit.jupiter.api.Test;
 

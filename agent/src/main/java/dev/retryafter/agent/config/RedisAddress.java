@@ -1,4 +1,4 @@
-package dev.retryafter.agent.store.redis;
+package dev.retryafter.agent.config;
 
 import java.io.UnsupportedEncodingException;
 import java.net.URLDecoder;
@@ -83,8 +83,8 @@ public final class RedisAddress {
         return user;
     }
 
-    /** Null when none was given. Never print it. */
-    String password() {
+    /** Null when none was given. Never print it: only the connection reads it. */
+    public String password() {
         return password;
     }
 
