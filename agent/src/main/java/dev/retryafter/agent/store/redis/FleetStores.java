@@ -6,6 +6,7 @@ import dev.retryafter.agent.config.StoreSettings;
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.knowledge.InMemoryKnowledgeStore;
 import dev.retryafter.agent.engine.knowledge.KnowledgeStore;
+import dev.retryafter.agent.store.fleet.FleetKnowledgeStore;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -40,7 +41,7 @@ public final class FleetStores {
      * one's window, as those in force say. Asked two or three times a request: each host's answer is
      * kept, and worked out again once a reload has brought other policies.
      */
-    private static final class PolicyHostRules implements RedisKnowledgeStore.HostRules {
+    private static final class PolicyHostRules implements FleetKnowledgeStore.HostRules {
         private final Policies atStart;
         private final Supplier<Policies> current;
         private final ConcurrentHashMap<String, Rule> byHost = new ConcurrentHashMap<>();

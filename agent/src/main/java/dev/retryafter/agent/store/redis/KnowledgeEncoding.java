@@ -144,22 +144,9 @@ final class KnowledgeEncoding {
                 Math.max(0, integer(answer.get(3))), Math.max(0, integer(answer.get(4))), "1".equals(text(answer.get(5))));
     }
 
-    /** Knowledge of a streak alone: the open one, or finished ones (newest first). */
-    static HostKnowledge streaks(Optional<OpenStreak> open, List<FinishedStreak> finished) {
-        return HostKnowledge.of(OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(), Optional.<String>empty(),
-                Optional.<PaceSchedule>empty(), OptionalLong.empty(), OptionalInt.empty(), open, finished, OptionalLong.empty());
-    }
-
     /** A duration a script answered, from {@code base}: a moment, if it is ahead. */
     private static OptionalLong after(long base, long millis) {
         return millis > 0 ? OptionalLong.of(base + millis) : OptionalLong.empty();
-    }
-
-    /** {@code known} without its open streak: the fleet's ended. */
-    static HostKnowledge withoutOpenStreak(HostKnowledge known) {
-        return HostKnowledge.of(known.notBefore(), known.nextSlot(), known.holdUntil(), known.holdReason(), known.pace(),
-                known.paceLearnedAt(), known.learnedCeiling(), Optional.<OpenStreak>empty(), known.finishedStreaks(),
-                known.costsSince(), known.hintsDistrusted());
     }
 
     /** A header's wait as stored: '-' for none. */

@@ -3,6 +3,7 @@ package dev.retryafter.agent.store.redis;
 import dev.retryafter.agent.config.RedisAddress;
 import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.engine.DaemonThreads;
+import dev.retryafter.agent.store.fleet.FleetKnowledgeStore;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -200,17 +201,7 @@ final class RedisLink implements AutoCloseable {
 
     private void scheduleProbe() {
         // Full jitter over the second half: a fleet that lost Redis together does not come back in step.
-        schedule(prober, this::probe, retryMillis / 2 + (long) (ThreadLocalRandom.current().nextDouble() * (retryMillis / 2)));
-    }
-
-    /** False when {@code executor} is shut down: nothing left to run. */
-    static boolean schedule(ScheduledExecutorService executor, Runnable task, long delayMillis) {
-        try {
-            executor.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
-            return true;
-        } catch (RuntimeException e) {
-            return false;
-        }
+        FleetKnowledgeStore.schedule(prober, this::probe, retryMillis / 2 + (long) (ThreadLocalRandom.current().nextDouble() * (retryMillis / 2)));
     }
 
     private void probe() {
@@ -239,7 +230,7 @@ final class RedisLink implements AutoCloseable {
             open = false;
         }
         long token = closed();
-        schedule(prober, () -> steadySince(token), steadyMillis);
+        FleetKnowledgeStore.schedule(prober, () -> steadySince(token), steadyMillis);
     }
 
     /** Runs the listeners with the circuit still open to every other caller; false when a call of theirs failed. */

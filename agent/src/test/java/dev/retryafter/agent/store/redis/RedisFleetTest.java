@@ -1,5 +1,6 @@
 package dev.retryafter.agent.store.redis;
 
+import dev.retryafter.agent.store.fleet.FleetRefusal;
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.knowledge.FinishedStreak;
 import dev.retryafter.agent.engine.knowledge.HostKnowledge;
@@ -283,9 +284,9 @@ class RedisFleetTest {
         assertEquals(9.0, after.pace().get().refusedRatePerSecond(), "no pace given: the fleet's stands");
     }
 
-    private static RedisKnowledgeStore.FleetRefusal refusal(RedisKnowledgeStore store, long sentAgo, OptionalLong header) {
+    private static FleetRefusal refusal(RedisKnowledgeStore store, long sentAgo, OptionalLong header) {
         long now = System.currentTimeMillis();
-        RedisKnowledgeStore.FleetRefusal refusal = store.refusal(HOST, now, 60_000, now - sentAgo, header, false);
+        FleetRefusal refusal = store.refusal(HOST, now, 60_000, now - sentAgo, header, false);
         assertNotNull(refusal, "Redis is up: the store answers");
         return refusal;
     }
@@ -339,11 +340,11 @@ class RedisFleetTest {
             b.admitted(HOST, 60_000);
         }
         b.refresh(); // b's count travels with its next refresh
-        RedisKnowledgeStore.FleetRefusal first = refusal(a, 0, OptionalLong.of(2000));
+        FleetRefusal first = refusal(a, 0, OptionalLong.of(2000));
         assertEquals(10, first.ceiling, "a's six and b's four");
         assertEquals(60_000, first.spanMillis, "counted over the window");
         assertTrue(first.first);
-        RedisKnowledgeStore.FleetRefusal echo = refusal(b, 0, OptionalLong.empty());
+        FleetRefusal echo = refusal(b, 0, OptionalLong.empty());
         assertEquals(0, echo.ceiling, "the streak's echo: nothing admitted since");
         assertTrue(echo.spanMillis < 10_000, "counted since the previous refusal, a moment ago, not over the window: " + echo.spanMillis);
         assertFalse(echo.first);
