@@ -60,6 +60,8 @@ public final class HostState {
      * 0 until then, when the policy's window stands in for it.
      */
     private volatile long learnedWindowMillis;
+    /** The window was learned from a first period whose end the last tries overshot: it may be much longer than the host's. */
+    private volatile boolean learnedWindowOvershot;
     /** How many refusals the last streak came to, echoes included: a long one makes probing dearer. */
     private volatile int lastStreakRefusals = 1;
 
@@ -610,7 +612,8 @@ public final class HostState {
         // two are close; where they are not (a last try that waited long), the later, for a reading that is a lower bound.
         long lastRefused = streakStart + end.streak().lastRefusedAfterMillis();
         long recovered = streakStart + end.streak().recoveredByMillis();
-        long periodEnd = recovered - lastRefused <= (recovered - firstSent) / 5 ? (lastRefused + recovered) / 2 : recovered;
+        boolean overshot = recovered - lastRefused > (recovered - firstSent) / 5;
+        long periodEnd = overshot ? recovered : (lastRefused + recovered) / 2;
         periodEnd = Math.min(now, periodEnd);
         double rate = RefusedRate.firstPeriod(admitted, firstSent, periodEnd);
         if (rate <= 0) {
@@ -621,6 +624,9 @@ public final class HostState {
         Policy policy = this.policy;
         long period = periodEnd - firstSent;
         learnedWindowMillis = policy.windowConfigured() && policy.windowMillis() <= period ? policy.windowMillis() : period;
+        OptionalLong asked = end.streak().headerMillis();
+        // The last tries' search overshot the end, not a header's wait: a header (random, say) says nothing of the window.
+        learnedWindowOvershot = overshot && learnedWindowMillis == period && (!asked.isPresent() || asked.getAsLong() <= policy.minSleepMillis());
         PaceSchedule provisional = paceOf(end.after());
         if (provisional != null && rate <= provisional.refusedRatePerSecond()) {
             // A pace from a configured window at least as high: a reading that is a lower bound leaves it be.
@@ -687,8 +693,10 @@ public final class HostState {
                 double headroom = policy.headroom();
                 // Over its window the host let through three times the rate last read: that window is too long to read over.
                 long window = windowMillis();
-                boolean outgrown = pace != null && store.ceilingBefore(key, now, window) > 3 * pace.refusedRatePerSecond() * window / 1000.0;
+                boolean outgrown = pace != null
+                        && store.ceilingBefore(key, now, window) > (learnedWindowOvershot ? 1.5 : 3) * pace.refusedRatePerSecond() * window / 1000.0;
                 long nearTop = outgrown ? RefusedRate.nearTopMillis(pace, headroom, now, span) : Long.MAX_VALUE;
+                learnedWindowOvershot = false; // read once so: the reading that follows corrects the window's rate
                 span = RefusedRate.lastWindowIfClimbed(span, window, AdaptivePace.rate(pace, headroom, now - span), paced, nearTop);
             }
             int ceiling = store.ceilingBefore(key, now, span);
