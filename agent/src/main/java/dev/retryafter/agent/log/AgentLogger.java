@@ -196,9 +196,11 @@ public final class AgentLogger {
     }
 
     private static void stderr(String text) {
-        PrintStream err = System.err; // as it is now: the application may have replaced it
-        err.print(text);
-        err.flush();
+        PrintStream err = System.err; // as it is now: the application may have replaced it, even with null
+        if (err != null) {
+            err.print(text);
+            err.flush();
+        }
     }
 
     /** One JSON object and a line break: time (UTC, ISO-8601), level, logger, then the line's parts. */

@@ -12,7 +12,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The log file as logrotate treats it, and the JSON lines, on a real file system. */
+/** The log file as logrotate treats it, and the JSON lines, on a real file system; standard error as an application may leave it. */
 class LogFileTest {
 
     @TempDir
@@ -35,6 +35,18 @@ class LogFileTest {
         String fresh = Files.readString(log);
         assertEquals(1, fresh.lines().count(), fresh);
         assertTrue(fresh.contains(" INFO retry-after-agent - after the rotation"), fresh);
+    }
+
+    @Test
+    void anApplicationThatSetsStandardErrorToNullIsNotThrownInto() {
+        AgentLogger logger = new AgentLogger("retry-after-agent", "info");
+        java.io.PrintStream err = System.err;
+        System.setErr(null); // legal, if odd: the agent's log must not throw into the call it is guarding
+        try {
+            logger.error("a failure of the agent's own, logged", new IllegalStateException("provoked"));
+        } finally {
+            System.setErr(err);
+        }
     }
 
     @Test
