@@ -3,25 +3,23 @@ package dev.retryafter.agent.engine;
 import dev.retryafter.agent.engine.learn.AdaptivePace;
 import dev.retryafter.agent.engine.learn.Characterisation;
 import dev.retryafter.agent.engine.decide.Decide;
-import dev.retryafter.agent.engine.knowledge.FinishedStreak;
 import dev.retryafter.agent.engine.learn.HintBudget;
 import dev.retryafter.agent.engine.knowledge.HostKnowledge;
 import dev.retryafter.agent.engine.knowledge.KnowledgeStore;
 import dev.retryafter.agent.engine.knowledge.Learned;
 import dev.retryafter.agent.engine.learn.LearnedCap;
 import dev.retryafter.agent.engine.learn.LearnedLimit;
+import dev.retryafter.agent.engine.learn.LimitLearner;
 import dev.retryafter.agent.engine.knowledge.LongWaitClaim;
 import dev.retryafter.agent.engine.knowledge.ObservedCounts;
 import dev.retryafter.agent.engine.knowledge.ObservedTurn;
 import dev.retryafter.agent.engine.knowledge.OpenStreak;
 import dev.retryafter.agent.engine.learn.PaceSchedule;
 import dev.retryafter.agent.engine.knowledge.Refusal;
-import dev.retryafter.agent.engine.learn.RefusedRate;
 
 import dev.retryafter.agent.engine.header.RetryAfter;
 import dev.retryafter.agent.engine.header.RateLimitHint;
 
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -51,19 +49,8 @@ public final class HostState {
     /** The pace a configured start rate gives, until the host teaches one; null when none is configured. */
     private volatile PaceSchedule startPace;
     private volatile long lastUsedMillis;
-    /** When this JVM first sent to the host: where the limit's first period began, as far as it can tell. */
-    private volatile long firstSentMillis = HostKnowledge.NO_MOMENT;
-    /** When this JVM first had an answer from the host that let a request through: how late its first request reached it. */
-    private volatile long firstAdmittedMillis = HostKnowledge.NO_MOMENT;
-    /**
-     * The length of the host's first period, learned at the end of its first streak ({@link RefusedRate#firstPeriod});
-     * 0 until then, when the policy's window stands in for it.
-     */
-    private volatile long learnedWindowMillis;
-    /** The window was learned from a first period whose end the last tries overshot: it may be much longer than the host's. */
-    private volatile boolean learnedWindowOvershot;
-    /** How many refusals the last streak came to, echoes included: a long one makes probing dearer. */
-    private volatile int lastStreakRefusals = 1;
+    /** What the host's traffic teaches of its limit: its window, the rate of its first period, the rate it refuses. */
+    private final LimitLearner limit;
 
     // Guarded by this.
     private final LongWaitClaim longWaitClaim = new LongWaitClaim();
@@ -135,24 +122,7 @@ public final class HostState {
         this.store = store;
         this.startPace = new AdaptivePace(policy, now).schedule();
         this.lastUsedMillis = now;
-        adoptWindow(known);
-    }
-
-    /**
-     * A window the host taught an earlier run or another JVM of the fleet (it goes with the pace) is this
-     * state's too: a run that starts paced is refused late, and would read the time to it as the window.
-     */
-    private void adoptWindow(HostKnowledge known) {
-        if (learnedWindowMillis == 0 && known.pace != null && known.pace.windowMillis() > 0) {
-            learnedWindowMillis = known.pace.windowMillis();
-        }
-    }
-
-    /** {@code pace}'s curve as the store keeps it, with the window this host taught, if it taught one. */
-    private Optional<PaceSchedule> scheduleOf(AdaptivePace pace) {
-        PaceSchedule schedule = pace.schedule();
-        long window = learnedWindowMillis;
-        return Optional.ofNullable(schedule == null || window == 0 ? schedule : schedule.inWindow(window));
+        this.limit = new LimitLearner(key, store, known);
     }
 
     /** "host:port". */
@@ -197,7 +167,7 @@ public final class HostState {
 
     /** The category decisions are made under: the pinned one, or what the host has shown. */
     public Category category() {
-        return Decide.categoryOf(policy, knowledge(), learnedWindowMillis);
+        return Decide.categoryOf(policy, knowledge(), limit.learnedWindowMillis());
     }
 
     /**
@@ -349,9 +319,7 @@ public final class HostState {
                 }
             }
         }
-        if (firstSentMillis == HostKnowledge.NO_MOMENT) {
-            firstSentMillis = now; // a race writes a moment a few microseconds later: no matter
-        }
+        limit.onSent(now);
         touch(now);
         return number;
     }
@@ -426,18 +394,7 @@ public final class HostState {
 
     /** How long the host's limit takes to have room again: learned, else the policy's window. */
     long windowMillis() {
-        long learned = learnedWindowMillis;
-        return learned > 0 ? learned : policy.windowMillis();
-    }
-
-    /**
-     * The window a streak's waits are bounded by: as learned, else as configured (a hint); 0 while
-     * neither, when the waits look for the window's end themselves ({@link Decide#withinFirstWindow}).
-     */
-    long knownWindowMillis() {
-        long learned = learnedWindowMillis;
-        Policy policy = this.policy;
-        return learned > 0 ? learned : policy.windowConfigured() ? policy.windowMillis() : 0;
+        return limit.windowMillis(policy);
     }
 
     /** A call took a permit here: the host is in use, whether or not the request goes out. */
@@ -478,9 +435,7 @@ public final class HostState {
      */
     Told onAdmitted(long now, long sentAt) {
         store.recordAdmitted(key, now); // the store counts successes: a fleet's ceiling is every JVM's
-        if (firstAdmittedMillis == HostKnowledge.NO_MOMENT) {
-            firstAdmittedMillis = now; // a race writes a moment a few microseconds later: no matter
-        }
+        limit.onAdmitted(now);
         if (probing) {
             endProbing();
         }
@@ -521,7 +476,7 @@ public final class HostState {
         }
         HostKnowledge known = knowledge();
         Refusal block = new Refusal(now, status, RetryAfter.ABSENT, false, false, probeHoldMillis());
-        Decision decision = Decide.hold(key, policy, block, attempt, RetryAfter.ABSENT, Decide.categoryOf(policy, known, learnedWindowMillis), known,
+        Decision decision = Decide.hold(key, policy, block, attempt, RetryAfter.ABSENT, Decide.categoryOf(policy, known, limit.learnedWindowMillis()), known,
                 Reason.HOLD_BLOCKED).in(mode);
         blockCostMillis = Math.max(blockCostMillis, block.persistentHoldMillis);
         apply(decision, now, known);
@@ -532,8 +487,8 @@ public final class HostState {
 
     private synchronized Told onRecovered(long now, KnowledgeStore.StreakEnd end) {
         long recovery = now - end.streak().startedAtMillis();
-        Characterisation before = end.before().characterisation(learnedWindowMillis);
-        Characterisation after = end.after().characterisation(learnedWindowMillis);
+        Characterisation before = end.before().characterisation(limit.learnedWindowMillis());
+        Characterisation after = end.after().characterisation(limit.learnedWindowMillis());
         // A refusal that came in since the streak ended opened the next one, and learned from it: leave that be.
         // (A copy of the ended streak itself, a fleet's cache not yet refreshed, started no later than it.)
         OpenStreak open = knowledge().streak;
@@ -547,12 +502,9 @@ public final class HostState {
             store.forgetCostsBefore(key, now);
             AdaptivePace pace = new AdaptivePace(policy, paceOf(end.after()));
             pace.retime(now, 0);
-            store.learn(key, now, scheduleOf(pace), OptionalInt.empty());
+            store.learn(key, now, limit.scheduleOf(pace), OptionalInt.empty());
         }
-        if (end.before().streak != null) {
-            lastStreakRefusals = end.before().streak.refusals();
-        }
-        Learned learned = nextStreakOpen ? null : learnFirstPeriod(now, end);
+        Learned learned = limit.onStreakEnded(policy, now, end, paceOf(end.after()), nextStreakOpen);
         boolean changed = before.category() != after.category() || after.medianMovedFarFrom(before);
         return changed || learned != null ? new Told(null, changed ? new CharacterisationChange(before, after, recovery) : null, learned)
                 : null;
@@ -566,78 +518,6 @@ public final class HostState {
      */
     private static boolean bothWaitTheHeader(Category before, Category after) {
         return (before == Category.TRUTHFUL || before == Category.UNRELIABLE) && (after == Category.TRUTHFUL || after == Category.UNRELIABLE);
-    }
-
-    /**
-     * The end of the host's first streak says how long its first period lasted and how much it let
-     * through: the first reading of the limit that needs no window ({@link RefusedRate#firstPeriod}).
-     * The pace restarts from it; later streaks correct it.
-     */
-    private Learned learnFirstPeriod(long now, KnowledgeStore.StreakEnd end) {
-        adoptWindow(end.before());
-        if (learnedWindowMillis > 0 || firstSentMillis == HostKnowledge.NO_MOMENT) {
-            return null;
-        }
-        // The period begins at the first request, or where the last streak of this run that taught nothing ended (a
-        // late start: the first period was someone else's, all of it refused). A store's streaks from before this run
-        // (a state file, a fleet) say nothing of when this run's period began.
-        FinishedStreak earlier = null;
-        for (FinishedStreak streak : end.before().finishedStreaks()) { // newest first
-            if (streak.startedAtMillis() >= firstSentMillis) {
-                earlier = streak;
-                break;
-            }
-        }
-        long firstSent = earlier == null ? firstSentMillis : earlier.startedAtMillis() + earlier.recoveredByMillis();
-        long streakStart = end.streak().startedAtMillis();
-        if (earlier == null) {
-            // A cold client's first request leaves well after the agent sees it go (a connection opened, classes loaded:
-            // 0.1 to 0.4 s in a fresh JVM against a loopback portal), and the period began when it reached the host. Its
-            // answer, less the round trip of the request that ended the streak (a warm one), says when that was, if later.
-            long roundTrip = Math.max(0, now - (streakStart + end.streak().recoveredByMillis()));
-            long firstAdmitted = firstAdmittedMillis;
-            if (firstAdmitted != HostKnowledge.NO_MOMENT && firstAdmitted < streakStart) {
-                firstSent = Math.max(firstSent, firstAdmitted - roundTrip);
-            }
-            // In a fleet the period began with the fleet's first request let through, which may be before this JVM's.
-            firstSent = Math.min(firstSent, store.firstAdmitted(key, firstSent - windowMillis(), streakStart).orElse(firstSent));
-        }
-        if (firstSent >= streakStart) {
-            return null;
-        }
-        // Counted again over the period, or as the store counted it at the streak's first refusal, whichever is more:
-        // a fleet's store knows the fleet's count at a refusal, where this JVM recounts only what it can see.
-        int admitted = Math.max(store.ceilingBefore(key, streakStart, streakStart - firstSent + 1), end.before().learnedCeiling);
-        // The limit had room again between the last request refused and the one let through: the middle, where the
-        // two are close; where they are not (a last try that waited long), the later, for a reading that is a lower bound.
-        long lastRefused = streakStart + end.streak().lastRefusedAfterMillis();
-        long recovered = streakStart + end.streak().recoveredByMillis();
-        boolean overshot = recovered - lastRefused > (recovered - firstSent) / 5;
-        long periodEnd = overshot ? recovered : (lastRefused + recovered) / 2;
-        periodEnd = Math.min(now, periodEnd);
-        double rate = RefusedRate.firstPeriod(admitted, firstSent, periodEnd);
-        if (rate <= 0) {
-            return null;
-        }
-        // The period is when the limit had room again by; a configured window no longer than it is consistent
-        // with it and stands, one longer is overruled.
-        Policy policy = this.policy;
-        long period = periodEnd - firstSent;
-        learnedWindowMillis = policy.windowConfigured() && policy.windowMillis() <= period ? policy.windowMillis() : period;
-        OptionalLong asked = end.streak().headerMillis();
-        // The last tries' search overshot the end, not a header's wait: a header (random, say) says nothing of the window.
-        learnedWindowOvershot = overshot && learnedWindowMillis == period && (!asked.isPresent() || asked.getAsLong() <= policy.minSleepMillis());
-        PaceSchedule provisional = paceOf(end.after());
-        if (provisional != null && rate <= provisional.refusedRatePerSecond()) {
-            // A pace from a configured window at least as high: a reading that is a lower bound leaves it be.
-            return new Learned(key, admitted, learnedWindowMillis, AdaptivePace.rate(provisional, policy.headroom(), now));
-        }
-        // A reading from the limit's first period alone is a lower bound (a window others had half used, a
-        // recovery the backoff overshot): the curve starts on its plateau, probing at once.
-        AdaptivePace pace = new AdaptivePace(policy, paceOf(end.after()));
-        pace.fromPlateau(rate, now, learnedWindowMillis);
-        store.learn(key, now, scheduleOf(pace), OptionalInt.of(admitted));
-        return new Learned(key, admitted, learnedWindowMillis, pace.rate(now));
     }
 
     /**
@@ -668,7 +548,7 @@ public final class HostState {
         refusalsByStatus.add(status);
         lastRefusalMillis = now;
         HostKnowledge known = knowledge();
-        adoptWindow(known);
+        limit.adoptWindow(known);
         PaceSchedule pace = paceOf(known);
         OpenStreak streak = store.recordRefusal(key, now, sentAt,
                 header.isUsable() ? OptionalLong.of(header.millis()) : OptionalLong.empty(),
@@ -683,38 +563,7 @@ public final class HostState {
         }
         if (streak.isFirstRefusal() && !(overCap && pace != null)) {
             // Only a streak's first refusal says where the limit is; the rest are its echo.
-            double paced = AdaptivePace.rate(pace, policy.headroom(), now);
-            FinishedStreak previous = known.streaks.isEmpty() ? null : known.streaks.get(0);
-            long sinceStreak = previous != null ? now - previous.startedAtMillis() : windowMillis();
-            long span = previous != null ? RefusedRate.spanMillis(Math.max(1, now - previous.startedAtMillis() - previous.recoveredByMillis()),
-                    sinceStreak, windowMillis()) : sinceStreak;
-            // A fleet's store counts over a window of its own (the policy's), already one window: read no shorter a span.
-            if (previous != null && store.ceilingSpanMillis(key, now, Long.MAX_VALUE) == Long.MAX_VALUE) {
-                double headroom = policy.headroom();
-                // Over its window the host let through three times the rate last read: that window is too long to read over.
-                long window = windowMillis();
-                boolean outgrown = pace != null
-                        && store.ceilingBefore(key, now, window) > (learnedWindowOvershot ? 1.5 : 3) * pace.refusedRatePerSecond() * window / 1000.0;
-                long nearTop = outgrown ? RefusedRate.nearTopMillis(pace, headroom, now, span) : Long.MAX_VALUE;
-                learnedWindowOvershot = false; // read once so: the reading that follows corrects the window's rate
-                span = RefusedRate.lastWindowIfClimbed(span, window, AdaptivePace.rate(pace, headroom, now - span), paced, nearTop);
-            }
-            int ceiling = store.ceilingBefore(key, now, span);
-            span = store.ceilingSpanMillis(key, now, span);
-            // The pace the span began with was let through all the span long: a lower bound too, where a fixed window's
-            // count over a span that is not a whole number of its windows reads a little under its limit.
-            double pacedBefore = sinceStreak > RefusedRate.RECENT_WINDOWS * windowMillis() ? AdaptivePace.rate(pace, policy.headroom(), now - span) : 0;
-            double refused = previous != null && (paced > 0 || learnedWindowMillis > 0) ? RefusedRate.at(paced, ceiling, span, pacedBefore) : paced;
-            if (refused <= 0 && policy.windowConfigured()) {
-                refused = ceiling * 1000.0 / policy.windowMillis(); // a window someone knows: the guide's reading, provisional
-            }
-            // Else the host's first streak, unpaced, says nothing of the rate until it ends (learnFirstPeriod):
-            // the refusal's own wait spaces the retries meanwhile, where a pace guessed from a default window
-            // would hold them back and stretch the very period being measured.
-            AdaptivePace next = new AdaptivePace(policy, pace);
-            next.onRefusal(refused, now, Math.max(known.window().pacedRefusalCost(), blockCostMillis), lastStreakRefusals);
-            store.learn(key, now, scheduleOf(next), OptionalInt.of(ceiling));
-            learned = new Learned(key, ceiling, span, next.rate(now));
+            learned = limit.onFirstRefusal(policy, now, known, pace, Math.max(known.window().pacedRefusalCost(), blockCostMillis));
         }
 
         HostKnowledge counted = knowledge();
@@ -723,8 +572,8 @@ public final class HostState {
         boolean echo = known.streak != null && (sentAt < known.streak.startedAtMillis() || sentAt < known.notBeforeMillis);
         // A probe refused (or the first refusal past max-sleep) holds; an echo of one already held does not hold again.
         Refusal refusal = new Refusal(now, status, header, confirmsLongWait, echo || known.isHeldAt(now), probeHoldMillis(),
-                learnedWindowMillis);
-        Decision decision = Decide.onRefusal(key, policy, counted, knownWindowMillis(), refusal, attempt, replayable, random).in(mode);
+                limit.learnedWindowMillis());
+        Decision decision = Decide.onRefusal(key, policy, counted, limit.knownWindowMillis(policy), refusal, attempt, replayable, random).in(mode);
         apply(decision, now, counted);
         lastDecision = decision;
         lastDecisionMillis = now;
@@ -799,7 +648,7 @@ public final class HostState {
         }
         AdaptivePace pace = new AdaptivePace(policy, current);
         pace.fromPlateau(current.refusedRatePerSecond(), until);
-        store.learn(key, now, scheduleOf(pace), OptionalInt.empty());
+        store.learn(key, now, limit.scheduleOf(pace), OptionalInt.empty());
     }
 
     private PaceSchedule paceOf(HostKnowledge known) {
@@ -840,8 +689,8 @@ public final class HostState {
         Policy policy = this.policy;
         HostKnowledge known = knowledge();
         return new HostSnapshot(key, policy.name(), sends.get(), refusals, refusalsByStatus.pairs(), retries, gaveUp, waitedMillis,
-                longestWaitMillis, Decide.categoryOf(policy, known, learnedWindowMillis),
-                known.characterisation(learnedWindowMillis).rawMedianRatio(), known.learnedCeiling().orElse(LearnedLimit.NONE), windowMillis(),
+                longestWaitMillis, Decide.categoryOf(policy, known, limit.learnedWindowMillis()),
+                known.characterisation(limit.learnedWindowMillis()).rawMedianRatio(), known.learnedCeiling().orElse(LearnedLimit.NONE), windowMillis(),
                 AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests,
                 known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE, permits.inUse(), learnedCap.cap(),
                 lastDecision, lastDecisionMillis,
