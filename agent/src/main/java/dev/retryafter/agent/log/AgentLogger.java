@@ -151,10 +151,14 @@ public final class AgentLogger {
         if (level < threshold) {
             return;
         }
-        if (json) {
-            write(jsonLine(level, parts.message, parts, null));
-        } else {
-            log(level, parts.message);
+        try {
+            if (json) {
+                write(jsonLine(level, parts.message, parts, null));
+            } else {
+                log(level, parts.message);
+            }
+        } catch (Throwable t) {
+            // Never into the caller: a line is lost, not a request (a PrintStream of the application's that throws).
         }
     }
 
@@ -162,6 +166,14 @@ public final class AgentLogger {
         if (level < threshold) {
             return;
         }
+        try {
+            writeLine(level, message, arguments);
+        } catch (Throwable t) {
+            // Never into the caller: an argument's toString or the application's standard error may throw.
+        }
+    }
+
+    private void writeLine(int level, String message, Object... arguments) {
         long now = System.currentTimeMillis();
         if (json) {
             StringBuilder text = new StringBuilder(message.length() + 40);

@@ -50,6 +50,31 @@ class LogFileTest {
     }
 
     @Test
+    void anApplicationsStandardErrorOrArgumentThatThrowsIsNotThrownInto() {
+        AgentLogger logger = new AgentLogger("retry-after-agent", "info");
+        Object badArgument = new Object() {
+            @Override
+            public String toString() {
+                throw new IllegalStateException("an application's toString");
+            }
+        };
+        java.io.PrintStream err = System.err;
+        System.setErr(new java.io.PrintStream(new java.io.OutputStream() {
+            @Override
+            public void write(int b) {
+                throw new IllegalStateException("an application's standard error, routed to its logging, failing");
+            }
+        }));
+        try {
+            logger.error("a failure of the agent's own, logged", new IllegalStateException("provoked"));
+            logger.warn("an argument {}", badArgument);
+            logger.info(LogLine.of("wait", "a line with parts").host("portal.example:443"));
+        } finally {
+            System.setErr(err);
+        }
+    }
+
+    @Test
     void aTruncatedFileIsAppendedToAtItsNewEnd() throws Exception {
         Path log = dir.resolve("agent.log");
         AgentLogger logger = new AgentLogger("retry-after-agent", "info");
