@@ -92,23 +92,27 @@ final class AgentInstaller {
                             }
                         }
                     });
+            final StateSaving saving = state == null ? null : new StateSaving(state, log.infoLines(), log.warnLines());
+            Thread report = new Thread(new Runnable() {
+                @Override
+                public void run() {
+                    try {
+                        if (saving != null) {
+                            saving.atExit(); // first: the report is the one that may be slow
+                        }
+                        report(engine, config, ungoverned, log);
+                    } catch (Throwable t) { // never to the application's handler for uncaught exceptions, at its exit
+                        AgentLog.failure("the report at exit", t);
+                    }
+                }
+            }, "retry-after-agent-report");
+            Runtime.getRuntime().addShutdownHook(report); // throws when attached while the JVM shuts down: the agent is off
+            if (saving != null) {
+                saving.start(config.stateFile().intervalMillis());
+            }
         } catch (Exception | Error e) {
             AgentHooks.install(null); // any class already changed calls into hooks that now say "run the original"
             throw e;
-        }
-        final StateSaving saving = state == null ? null : new StateSaving(state, log.infoLines(), log.warnLines());
-        Thread report = new Thread(new Runnable() {
-            @Override
-            public void run() {
-                if (saving != null) {
-                    saving.atExit(); // first: the report is the one that may be slow
-                }
-                report(engine, config, ungoverned, log);
-            }
-        }, "retry-after-agent-report");
-        Runtime.getRuntime().addShutdownHook(report);
-        if (saving != null) {
-            saving.start(config.stateFile().intervalMillis());
         }
         log.info("on; policies from {}: {}; knowledge in {}; mode {}", config.source(), config.policies(),
                 fleet != null ? config.store() : state != null ? "memory, kept in the state file " + state.file() : "memory",
@@ -126,7 +130,11 @@ final class AgentInstaller {
                 log.error("no metrics endpoint: it could not be started (" + t + "); the agent governs as ever");
             }
         }
-        CommandMailbox.start(beans);
+        try {
+            CommandMailbox.start(beans);
+        } catch (Throwable t) { // the agent is on all the same: only the command line's mailbox is lost
+            AgentLog.failure("starting the command mailbox", t);
+        }
     }
 
     /** Where changed client classes are kept for the next run; null for nowhere (off, or no home directory). */
