@@ -87,7 +87,7 @@ public abstract class AsyncCall<T> extends CompletableFuture<T> {
         CompletableFuture<Void> turn;
         try {
             turn = Turns.start(call);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             AgentLog.failure("taking an " + client + " turn", e);
             call.endAttempt();
             return false;
@@ -108,7 +108,7 @@ public abstract class AsyncCall<T> extends CompletableFuture<T> {
         CompletableFuture<Void> turn;
         try {
             turn = Turns.start(call);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             fallBack(e);
             return;
         }

@@ -39,7 +39,7 @@ final class GovernedBodyHandler<T> implements BodyHandler<T> {
                 }
             }
             retry = call.onResponse(status, status >= AgentHooks.LOWEST_REFUSAL ? info.headers().firstValue("Retry-After").orElse(null) : null);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             AgentLog.failure("deciding on a java.net.http response", e);
         }
         if (!retry) {
@@ -59,11 +59,38 @@ final class GovernedBodyHandler<T> implements BodyHandler<T> {
         return discarded != null;
     }
 
-    /** Once the client has delivered this attempt's response, or failed it: a refused body given up on lets its connection go. */
-    void afterResponse() {
+    /**
+     * Once the client has delivered this attempt's response, or failed it: a refused body given up on lets its connection
+     * go, and the attempt ends (its permit goes back). A failure of the agent's own here is logged, never thrown: the
+     * response or the failure in hand is the application's.
+     */
+    void endAttempt() {
         DiscardedRefusal refusal = discarded;
-        if (refusal != null) {
-            refusal.releaseConnection();
+        try {
+            if (refusal != null) {
+                refusal.releaseConnection();
+            }
+        } catch (Throwable t) {
+            AgentLog.failure("letting a java.net.http refusal's connection go", t);
+        }
+        try {
+            call.endAttempt();
+        } catch (Throwable t) {
+            AgentLog.failure("ending a java.net.http attempt", t);
+        }
+    }
+
+    /**
+     * Whether the call goes on to another attempt. On a failure of the agent's own, only if this response's body was
+     * discarded (the application's handler never saw it, so it cannot be the answer): the next attempt's response, which
+     * a broken agent no longer discards, is.
+     */
+    boolean retryRequested() {
+        try {
+            return call.retryRequested();
+        } catch (Throwable t) {
+            AgentLog.failure("deciding on a java.net.http retry", t);
+            return discardedARefusal();
         }
     }
 }

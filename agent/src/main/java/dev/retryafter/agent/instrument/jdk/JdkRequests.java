@@ -42,7 +42,7 @@ final class JdkRequests {
                 return null;
             }
             return engine.open(Endpoint.host(host), Endpoint.port(uri.getScheme(), uri.getPort()), isReplayable(request));
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             AgentLog.failure("opening a java.net.http call", e);
             return null;
         }

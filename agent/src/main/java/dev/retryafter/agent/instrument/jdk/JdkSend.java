@@ -43,7 +43,7 @@ public final class JdkSend {
                 } catch (InterruptedException e) {
                     Thread.interrupted(); // the JDK's send clears the flag when it throws: so does this one
                     throw e;
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
                     AgentLog.failure("waiting for a java.net.http turn", e);
                 }
                 HttpResponse<T> response = null;
@@ -57,10 +57,9 @@ public final class JdkSend {
                     }
                     refusalBodyFailed = e; // the body of a refusal being retried: see discardedARefusal
                 } finally {
-                    governed.afterResponse();
-                    call.endAttempt();
+                    governed.endAttempt();
                 }
-                if (!call.retryRequested()) {
+                if (!governed.retryRequested()) {
                     if (refusalBodyFailed != null) {
                         throw refusalBodyFailed;
                     }

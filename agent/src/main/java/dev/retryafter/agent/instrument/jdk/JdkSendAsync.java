@@ -106,10 +106,9 @@ public final class JdkSendAsync {
                 sent.cancel(true); // completed by the application while this was being sent
             }
             sent.whenComplete((response, failure) -> {
-                governed.afterResponse();
-                call.endAttempt();
+                governed.endAttempt();
                 Throwable cause = failure == null ? null : unwrap(failure);
-                boolean retry = call.retryRequested() && !isDone();
+                boolean retry = governed.retryRequested() && !isDone();
                 // A failure reading the body of a refusal being retried does not stop the retry (see discardedARefusal).
                 if (cause != null && !(retry && governed.discardedARefusal() && cause instanceof IOException)) {
                     fail(cause);
