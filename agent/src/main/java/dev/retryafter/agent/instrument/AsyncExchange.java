@@ -11,6 +11,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The future an application holds for an asynchronous call the agent governs through the client's own
@@ -30,7 +31,8 @@ public abstract class AsyncExchange extends AsyncCall<Object> {
     protected final Object[] arguments;
     /** The application's callback, null for none. */
     private final Object callback;
-    private volatile boolean finished;
+    /** Set once, by whichever outcome comes first (the exchange's, the client's cancel, the application's): the only one told. */
+    private final AtomicBoolean finished = new AtomicBoolean();
 
     /** {@code client}'s {@code execute}, as {@code shape} names it, called with {@code arguments}. */
     protected AsyncExchange(String clientName, Call call, CallDepth depth, Delays delays, ClientShape shape, Object client,
@@ -161,7 +163,7 @@ public abstract class AsyncExchange extends AsyncCall<Object> {
     /** An attempt is over: on to the next, or the outcome is final. Runs on the client's I/O thread. */
     final void attemptEnded(AsyncAttempt<?> attempt, Object result, Exception failure, boolean cancelledByClient) {
         call.endAttempt();
-        if (finished) {
+        if (finished.get()) {
             return; // cancelled by the application: it has been told
         }
         if (attempt.discarding()) {
@@ -180,7 +182,9 @@ public abstract class AsyncExchange extends AsyncCall<Object> {
     }
 
     final void succeed(Object result) {
-        finished = true;
+        if (!finished.compareAndSet(false, true)) {
+            return; // cancelled meanwhile: the application was told that
+        }
         forget();
         complete(result);
         tell(shape.completed, result);
@@ -195,14 +199,18 @@ public abstract class AsyncExchange extends AsyncCall<Object> {
     }
 
     protected final void failHere(Exception failure) {
-        finished = true;
+        if (!finished.compareAndSet(false, true)) {
+            return;
+        }
         forget();
         completeExceptionally(failure);
         tell(shape.failed, failure);
     }
 
     final void cancelledByClient() {
-        finished = true;
+        if (!finished.compareAndSet(false, true)) {
+            return;
+        }
         forget();
         super.cancel(false);
         tell(shape.cancelled);
@@ -224,18 +232,20 @@ public abstract class AsyncExchange extends AsyncCall<Object> {
     /** The application cancels: the call is abandoned, the attempt in flight cancelled, its callback told. */
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
-        if (finished || !super.cancel(mayInterruptIfRunning)) {
-            return false;
+        if (!finished.compareAndSet(false, true)) {
+            return false; // an outcome came first, and was told
         }
-        finished = true;
+        boolean cancelled = super.cancel(mayInterruptIfRunning); // false: the application completed it itself; the call stops all the same
         call.abandon();
         Future<?> current = inFlight;
         if (current != null) {
             current.cancel(true);
         }
         forget();
-        tell(shape.cancelled);
-        return true;
+        if (cancelled) {
+            tell(shape.cancelled);
+        }
+        return cancelled;
     }
 
     /** The agent's decision on a response head: true to discard it and send again. */
@@ -352,7 +362,7 @@ public abstract class AsyncExchange extends AsyncCall<Object> {
             if (method.getDeclaringClass() == Object.class) {
                 return Proxies.identity(proxy, method, args);
             }
-            if (exchange.finished) {
+            if (exchange.finished.get()) {
                 return null;
             }
             switch (method.getName()) {

@@ -28,6 +28,8 @@ final class Attempt implements InvocationHandler {
     /** Stopped by the application (cancel, abort): the application's handler is told by the request, not through here. */
     private volatile boolean silenced;
     private volatile Object future;
+    /** The application's handler heard this attempt's end (its onCompleted or onThrowable): nothing more is told it. */
+    private volatile boolean endTold;
     private volatile CompletableFuture<Void> giveUp;
     private Object status;
     private long bytes;
@@ -47,6 +49,11 @@ final class Attempt implements InvocationHandler {
 
     Object future() {
         return future;
+    }
+
+    /** Whether the application's handler has heard how this attempt ended. */
+    boolean endTold() {
+        return endTold;
     }
 
     /** The application gave the request up: the attempt is cancelled or aborted, and says nothing of it to the application. */
@@ -99,6 +106,10 @@ final class Attempt implements InvocationHandler {
                 if (silenced) {
                     return null;
                 }
+                endTold = true;
+                break;
+            case "onCompleted":
+                endTold = true;
                 break;
             default:
                 break;
