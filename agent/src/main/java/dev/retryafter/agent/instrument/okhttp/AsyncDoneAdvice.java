@@ -5,8 +5,9 @@ import net.bytebuddy.asm.Advice;
 
 /**
  * The end of an enqueued call's run on OkHttp's dispatcher ({@code AsyncCall.run}, {@code execute}
- * in 3.x): a turn granted for it that its chain never took (an application interceptor answered
- * without calling {@code proceed}) gives its permit back here.
+ * in 3.x), or of a call its executor rejected ({@code failRejected}, 5.x): a turn granted for it that
+ * its chain never took (an application interceptor answered without calling {@code proceed}, or no
+ * run at all) gives its permit back here.
  */
 public final class AsyncDoneAdvice {
 

@@ -14,6 +14,7 @@ import dev.retryafter.agent.instrument.ModuleHooks;
 import dev.retryafter.agent.instrument.RetryStrategyGuard;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.util.Collections;
 import java.util.Map;
@@ -35,6 +36,8 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
     public static final String ENQUEUE = "okhttp.enqueue";
     /** The end of an enqueued call's run: the call. */
     public static final String ASYNC_DONE = "okhttp.asyncDone";
+    /** The dispatcher is done with a call, enqueued ({@code AsyncCall}: run, or rejected by its executor) or not: the call. */
+    public static final String CALL_FINISHED = "okhttp.callFinished";
     /** OkHttp would follow a response up by itself: its status. TRUE: the follow-up is the agent's retry, and does not run. */
     public static final String FOLLOW_UP = "okhttp.followUp";
 
@@ -49,6 +52,8 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
      */
     private final Map<Object, Object> granted = Collections.synchronizedMap(new WeakHashMap<Object, Object>());
     private static final Object PASS = new Object();
+    /** An {@code AsyncCall}'s call: the inner class's outer instance, in every version. */
+    private static final OuterInstance OUTER_CALL = new OuterInstance("$AsyncCall");
 
     private final RetryEngine engine;
     private final CallDepth depth;
@@ -82,13 +87,20 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
 
     @Override
     public String[] hooks() {
-        return new String[] {ENQUEUE, ASYNC_DONE, FOLLOW_UP};
+        return new String[] {ENQUEUE, ASYNC_DONE, CALL_FINISHED, FOLLOW_UP};
     }
 
     @Override
     public Object call(String hook, Object[] a, NewCalls newCalls) {
         if (hook.equals(ASYNC_DONE)) {
             asyncDone(a[0]);
+            return null;
+        }
+        if (hook.equals(CALL_FINISHED)) {
+            Object enqueued = OUTER_CALL.of(a[0]);
+            if (enqueued != null) {
+                asyncDone(enqueued);
+            }
             return null;
         }
         if (hook.equals(FOLLOW_UP)) {
@@ -186,5 +198,38 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
             }
         }
         throw new NoSuchMethodException("okhttp3.Call.enqueue on " + okCall.getClass());
+    }
+
+    /** The outer instance ({@code this$0}) of an inner class whose name ends with a suffix; null for any other object. */
+    private static final class OuterInstance extends ClassValue<Field> {
+        private final String suffix;
+
+        OuterInstance(String suffix) {
+            this.suffix = suffix;
+        }
+
+        Object of(Object inner) {
+            Field outer = inner == null ? null : get(inner.getClass());
+            try {
+                return outer == null ? null : outer.get(inner);
+            } catch (IllegalAccessException e) {
+                return null; // made accessible when found
+            }
+        }
+
+        @Override
+        protected Field computeValue(Class<?> type) {
+            if (!type.getName().endsWith(suffix)) {
+                return null;
+            }
+            try {
+                Field outer = type.getDeclaredField("this$0");
+                outer.setAccessible(true);
+                return outer;
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                AgentLog.failure("reading an OkHttp AsyncCall's call", e);
+                return null;
+            }
+        }
     }
 }
