@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.time.ZonedDateTime;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
@@ -15,9 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The limiter benchmark's smoke run (one seed): every cell runs to its end, and the agent keeps what
  * it promises whatever the limiter's shape: never a request sooner than min-sleep after a refusal,
- * never a stall. Its learning targets (efficiency, refusals after the first window, records lost)
- * are printed and judged by the benchmark itself, which exits non-zero while any is missed: the
- * issue on learning any limiter is open, and this test does not pretend otherwise.
+ * never a stall; and every cell but the few #25 still misses meets its learning targets (efficiency,
+ * refusals after the first window, records lost). The full benchmark judges all of them, and exits
+ * non-zero while any is missed: the issue on learning any limiter is open, and this test does not
+ * pretend otherwise.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS) // virtual time: only a hang gets near this
 class LimiterBenchmarkSmokeTest {
@@ -42,6 +44,22 @@ class LimiterBenchmarkSmokeTest {
     @Test
     void theAgentNeverStalls() {
         assertAll(agentRows().stream().map(r -> () -> assertTrue(!r.stalled(), r.shape() + ", " + r.threads() + " workers: stalled")));
+    }
+
+    /**
+     * The cells #25 still misses, each told in docs/benchmarks.md ("Where it misses, and why"): every other cell meets
+     * every target, so a change that costs one of them fails here, in the test command, not only in the full run.
+     */
+    static final Set<String> KNOWN_MISSES = Set.of(
+            "fixed 100 / 10 s, Retry-After: 0 | 1", "fixed 100 / 10 s, Retry-After: 0 | 4",
+            "drift 8 → 20 / 2 s half-way | 1", "drift 8 → 20 / 2 s half-way | 4",
+            "fixed 50 / 10 s, random Retry-After 0-60 | 1", "fixed 50 / 10 s, random Retry-After 0-60 | 4");
+
+    @Test
+    void everyCellButTheKnownMissesMeetsItsTargets() {
+        assertAll(agentRows().stream().filter(r -> !KNOWN_MISSES.contains(r.shape().name() + " | " + r.threads()))
+                .map(r -> () -> assertEquals(List.of(), r.misses(LimiterBenchmark.baselineOf(r, rows)),
+                        r.shape() + ", " + r.threads() + " workers")));
     }
 
     @Test
