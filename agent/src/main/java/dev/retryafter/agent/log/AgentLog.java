@@ -37,8 +37,12 @@ public final class AgentLog {
      * once per place, so a broken agent announces itself without flooding the application's output.
      */
     public static void failure(String where, Throwable failure) {
-        if (REPORTED.add(where)) {
-            logger().error("internal failure in " + where + "; falling back to the client's own behaviour", failure);
+        try {
+            if (REPORTED.add(where)) {
+                logger().error("internal failure in " + where + "; falling back to the client's own behaviour", failure);
+            }
+        } catch (Throwable t) {
+            // Called where the agent falls back: nothing of the log's may reach the application from here.
         }
     }
 

@@ -157,8 +157,9 @@ public final class AgentLogger {
             } else {
                 log(level, parts.message);
             }
-        } catch (Throwable t) {
+        } catch (RuntimeException e) {
             // Never into the caller: a line is lost, not a request (a PrintStream of the application's that throws).
+            // An Error goes on to the agent's boundary, which falls back to the plain call and says so once.
         }
     }
 
@@ -168,7 +169,7 @@ public final class AgentLogger {
         }
         try {
             writeLine(level, message, arguments);
-        } catch (Throwable t) {
+        } catch (RuntimeException e) {
             // Never into the caller: an argument's toString or the application's standard error may throw.
         }
     }
