@@ -21,14 +21,6 @@ public final class EnqueueAdvice {
         HttpUrl url = call.request().url();
         RequestBody body = call.request().body();
         return AgentHooks.module(OkHttpCalls.ENQUEUE,
-                new Object[] {call, callback, url.scheme(), url.host(), url.port(), body == null || !body.isOneShot()}) != null;
-    }
-
-    /** OkHttp's own enqueue threw ("Already Executed"): a turn granted at once for the call gives its permit back. */
-    @Advice.OnMethodExit(onThrowable = Throwable.class)
-    static void exit(@Advice.This Call call, @Advice.Thrown Throwable thrown) {
-        if (thrown != null) {
-            AgentHooks.module(OkHttpCalls.ASYNC_DONE, new Object[] {call});
-        }
+                new Object[] {call, callback, url.scheme(), url.host(), url.port(), body == null || !body.isOneShot(), call.isExecuted()}) != null;
     }
 }

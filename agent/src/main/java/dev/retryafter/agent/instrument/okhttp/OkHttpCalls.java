@@ -32,7 +32,7 @@ import java.util.concurrent.CompletionException;
  */
 public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
 
-    /** {@code enqueue}: the call, callback, scheme, host, port, replayable. TRUE: the agent enqueues it once its turn came. */
+    /** {@code enqueue}: the call, callback, scheme, host, port, replayable, executed. TRUE: the agent enqueues it once its turn came. */
     public static final String ENQUEUE = "okhttp.enqueue";
     /** The end of an enqueued call's run: the call. */
     public static final String ASYNC_DONE = "okhttp.asyncDone";
@@ -106,7 +106,8 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
         if (hook.equals(FOLLOW_UP)) {
             return RetryStrategyGuard.isGovernedRefusal(depth, (Integer) a[0], null) ? Boolean.TRUE : null;
         }
-        boolean taken = newCalls.governed() && enqueue(a[0], a[1], (String) a[2], (String) a[3], (Integer) a[4], (Boolean) a[5]);
+        // A call already executed or enqueued is OkHttp's to refuse ("Already Executed"): no turn is taken for it.
+        boolean taken = newCalls.governed() && !(Boolean) a[6] && enqueue(a[0], a[1], (String) a[2], (String) a[3], (Integer) a[4], (Boolean) a[5]);
         return taken ? Boolean.TRUE : null;
     }
 
