@@ -145,7 +145,11 @@ public abstract class AsyncExchange extends AsyncCall<Object> {
         forget();
         Call previous = depth.enter(call); // so the advice lets the plain call run
         try {
-            inFlight = executePlain(callbackProxy(new PlainOutcome(this)));
+            Future<?> plain = executePlain(callbackProxy(new PlainOutcome(this)));
+            inFlight = plain;
+            if (isDone()) {
+                plain.cancel(true); // cancelled by the application while this was being sent
+            }
         } catch (InvocationTargetException e) {
             failUnsent(asException(e.getCause()));
         } catch (Throwable t) {

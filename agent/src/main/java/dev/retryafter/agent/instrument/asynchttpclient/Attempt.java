@@ -11,6 +11,7 @@ import java.lang.reflect.Method;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One attempt's {@code AsyncHandler}, standing in front of the application's. The status line is held back until
@@ -28,8 +29,8 @@ final class Attempt implements InvocationHandler {
     /** Stopped by the application (cancel, abort): the application's handler is told by the request, not through here. */
     private volatile boolean silenced;
     private volatile Object future;
-    /** The application's handler heard this attempt's end (its onCompleted or onThrowable): nothing more is told it. */
-    private volatile boolean endTold;
+    /** Claimed by the first end the application's handler is to hear (its onCompleted, its onThrowable, or a cancel's): the only one. */
+    private final AtomicBoolean ended = new AtomicBoolean();
     private volatile CompletableFuture<Void> giveUp;
     private Object status;
     private long bytes;
@@ -51,9 +52,9 @@ final class Attempt implements InvocationHandler {
         return future;
     }
 
-    /** Whether the application's handler has heard how this attempt ended. */
-    boolean endTold() {
-        return endTold;
+    /** Claims the handler's one end: true for the first caller, who tells it; false once an end was told or is being told. */
+    boolean claimEnd() {
+        return ended.compareAndSet(false, true);
     }
 
     /** The application gave the request up: the attempt is cancelled or aborted, and says nothing of it to the application. */
@@ -103,13 +104,14 @@ final class Attempt implements InvocationHandler {
                 }
                 break;
             case "onThrowable":
-                if (silenced) {
+                if (silenced || !claimEnd()) {
                     return null;
                 }
-                endTold = true;
                 break;
             case "onCompleted":
-                endTold = true;
+                if (!claimEnd()) {
+                    return null; // a cancel told the handler its end first: the request's future is cancelled already
+                }
                 break;
             default:
                 break;

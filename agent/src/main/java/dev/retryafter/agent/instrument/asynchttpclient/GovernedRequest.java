@@ -255,8 +255,8 @@ final class GovernedRequest extends AsyncCall<Object> implements InvocationHandl
             plainCall.cancel(true);
             return; // its handler is the application's, and hears it from the client
         }
-        if (attempt != null && attempt.endTold()) {
-            return; // the handler heard the response's end already: it hears one end, never two
+        if (attempt != null && !attempt.claimEnd()) {
+            return; // the handler heard the response's end, or is hearing it: it hears one end, never two
         }
         api.tellFailure(handler, why);
     }
