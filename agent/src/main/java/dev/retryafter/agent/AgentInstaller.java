@@ -77,6 +77,7 @@ final class AgentInstaller {
             }
         }));
         UngovernedClients ungoverned = new UngovernedClients(log.warnLines());
+        Thread report = null;
         try {
             // The default place going unused is said at debug level only: nobody asked for it.
             final boolean chosen = config.classCache() != null;
@@ -93,7 +94,7 @@ final class AgentInstaller {
                         }
                     });
             final StateSaving saving = state == null ? null : new StateSaving(state, log.infoLines(), log.warnLines());
-            Thread report = new Thread(new Runnable() {
+            report = new Thread(new Runnable() {
                 @Override
                 public void run() {
                     try {
@@ -112,6 +113,7 @@ final class AgentInstaller {
             }
         } catch (Exception | Error e) {
             AgentHooks.install(null); // any class already changed calls into hooks that now say "run the original"
+            removeShutdownHook(report); // an agent that says it is off writes no report at exit
             throw e;
         }
         log.info("on; policies from {}: {}; knowledge in {}; mode {}", config.source(), config.policies(),
@@ -134,6 +136,16 @@ final class AgentInstaller {
             CommandMailbox.start(beans);
         } catch (Throwable t) { // the agent is on all the same: only the command line's mailbox is lost
             AgentLog.failure("starting the command mailbox", t);
+        }
+    }
+
+    private static void removeShutdownHook(Thread report) {
+        try {
+            if (report != null) {
+                Runtime.getRuntime().removeShutdownHook(report);
+            }
+        } catch (RuntimeException e) { // the JVM is shutting down, or the hook was never added
+            // nothing more to undo
         }
     }
 
