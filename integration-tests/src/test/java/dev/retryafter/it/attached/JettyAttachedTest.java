@@ -4,6 +4,7 @@ import dev.retryafter.it.harness.ScriptedServer;
 import dev.retryafter.it.harness.ScriptedServer.Reply;
 import org.eclipse.jetty.client.BufferingResponseListener;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.InputStreamRequestContent;
 import org.eclipse.jetty.client.Result;
 import org.eclipse.jetty.client.StringRequestContent;
@@ -19,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Jetty 12's HttpClient, blocking {@code send()}, in this very JVM, which runs with the built agent
@@ -55,6 +57,30 @@ class JettyAttachedTest extends AbstractClientSuite {
     @Override
     int postReplayable(String url, String body) throws Exception {
         return CLIENT.POST(url).timeout(10, TimeUnit.SECONDS).body(new StringRequestContent(body)).send().getStatus();
+    }
+
+    /**
+     * A request the application aborts while the agent waits to retry it fails with the application's cause, and the
+     * retry the agent had planned does not go after it (a POST sent twice, an answer nobody reads).
+     */
+    @Test
+    void aRequestAbortedWhileItWaitsToBeRetriedIsNotSentAgain() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n < 1 ? Reply.refused("1") : Reply.ok())) {
+            Request request = CLIENT.newRequest(server.url("/records/1")).timeout(10, TimeUnit.SECONDS);
+            CompletableFuture<Result> done = new CompletableFuture<>();
+            request.send(done::complete);
+            while (server.requests() < 1) {
+                Thread.sleep(10);
+            }
+            Thread.sleep(200); // the refusal in, the agent waiting its 1 s to retry
+            Exception givenUp = new Exception("the application gives up");
+            request.abort(givenUp);
+            Result result = done.get(20, TimeUnit.SECONDS);
+            assertTrue(result.isFailed(), result::toString);
+            assertEquals(givenUp, result.getFailure(), result::toString);
+            Thread.sleep(2_000); // past the wait the refusal asked for, and then some
+            assertEquals(1, server.requests(), "the refused attempt only");
+        }
     }
 
     @Test

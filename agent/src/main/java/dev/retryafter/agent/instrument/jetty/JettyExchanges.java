@@ -172,8 +172,8 @@ public final class JettyExchanges {
      */
     public InvocationHandler refusal(Object request, int status) {
         Governed governed = request == null ? null : requests.get(request);
-        if (governed == null || !governed.call.answersRefusal(status)) {
-            return null;
+        if (governed == null || governed.answered || !governed.call.answersRefusal(status)) {
+            return null; // answered: a refusal being handed back asks again for the application's listeners (9.4-11)
         }
         return new RefusedExchange(governed, request, governed.api.content());
     }
@@ -338,6 +338,14 @@ public final class JettyExchanges {
                 Throwable cause = unwrap(failure);
                 if (cause instanceof HostHeldException) {
                     api.failConversation(request, refused, cause);
+                    return;
+                }
+                Throwable aborted = api.abortCause(governed.original);
+                if (aborted != null) {
+                    // Aborted while it waited (a blocking send's timeout does so): nothing more goes, the copy neither.
+                    call.endAttempt();
+                    call.abandon();
+                    api.failConversation(request, refused, aborted);
                     return;
                 }
                 if (cause != null) {
