@@ -15,6 +15,8 @@ public final class DispatcherFinishedAdvice {
 
     @Advice.OnMethodEnter
     static void enter(@Advice.Argument(0) Object call) {
-        AgentHooks.module(OkHttpCalls.CALL_FINISHED, new Object[] {call});
+        if (call instanceof Runnable) { // an AsyncCall: the overload for a call executed in place has nothing to give back
+            AgentHooks.module(OkHttpCalls.CALL_FINISHED, new Object[] {call});
+        }
     }
 }
