@@ -86,6 +86,12 @@ public abstract class AsyncExchange extends AsyncCall<Object> {
         failUnsent(held);
     }
 
+    /** Given up: an outcome settled (a cancel settles it before the future reads as cancelled), or the future completed. */
+    @Override
+    protected boolean abandoned() {
+        return finished.get() || isDone();
+    }
+
     /**
      * One attempt through the client's own {@code execute}, inside this call so its advice lets it run. False only
      * when {@code atOnce} and the client threw before sending anything.
@@ -108,7 +114,7 @@ public abstract class AsyncExchange extends AsyncCall<Object> {
             Future<?> sent = execute(prepared);
             attempt.sent(sent);
             inFlight = sent;
-            if (isDone()) {
+            if (abandoned()) {
                 sent.cancel(true); // cancelled by the application while this was being sent
             }
             return true;
@@ -147,7 +153,7 @@ public abstract class AsyncExchange extends AsyncCall<Object> {
         try {
             Future<?> plain = executePlain(callbackProxy(new PlainOutcome(this)));
             inFlight = plain;
-            if (isDone()) {
+            if (abandoned()) {
                 plain.cancel(true); // cancelled by the application while this was being sent
             }
         } catch (InvocationTargetException e) {
