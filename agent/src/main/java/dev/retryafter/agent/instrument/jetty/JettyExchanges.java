@@ -342,7 +342,7 @@ public final class JettyExchanges {
                 }
                 Throwable aborted = api.abortCause(governed.original);
                 if (aborted != null) {
-                    // Aborted while it waited (a blocking send's timeout does so): nothing more goes, the copy neither.
+                    // The application aborted it while it waited: nothing more goes, the copy neither.
                     call.endAttempt();
                     call.abandon();
                     api.failConversation(request, refused, aborted);

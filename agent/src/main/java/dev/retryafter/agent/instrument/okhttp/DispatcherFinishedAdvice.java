@@ -4,9 +4,10 @@ import dev.retryafter.agent.bootstrap.AgentHooks;
 import net.bytebuddy.asm.Advice;
 
 /**
- * {@code Dispatcher.finished} ({@code finished$okhttp} from 4.x): every enqueued call ends here, its run's end or a
- * rejection by the dispatcher's executor (shut down), which calls the application's {@code onFailure} and never runs
- * the call. A turn granted for it gives its permit back ({@link OkHttpCalls#CALL_FINISHED}).
+ * {@code Dispatcher.finished} ({@code finished$okhttp} in 4.x): in 3.x and 4.x every enqueued call ends here, at its
+ * run's end or at a rejection by the dispatcher's executor (shut down), which calls the application's {@code onFailure}
+ * and never runs the call (5.x fails such a call through {@code failRejected}: {@link AsyncDoneAdvice}). A turn granted
+ * for it gives its permit back ({@link OkHttpCalls#CALL_FINISHED}).
  */
 public final class DispatcherFinishedAdvice {
 

@@ -36,7 +36,7 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
     public static final String ENQUEUE = "okhttp.enqueue";
     /** The end of an enqueued call's run: the call. */
     public static final String ASYNC_DONE = "okhttp.asyncDone";
-    /** The dispatcher is done with a call, enqueued ({@code AsyncCall}: run, or rejected by its executor) or not: the call. */
+    /** The dispatcher is done with an enqueued call (run, or rejected by its executor): its {@code AsyncCall}. */
     public static final String CALL_FINISHED = "okhttp.callFinished";
     /** OkHttp would follow a response up by itself: its status. TRUE: the follow-up is the agent's retry, and does not run. */
     public static final String FOLLOW_UP = "okhttp.followUp";
