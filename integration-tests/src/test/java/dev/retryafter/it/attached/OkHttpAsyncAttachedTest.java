@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -47,6 +48,48 @@ class OkHttpAsyncAttachedTest extends OkHttpAttachedTest {
             }
             assertEquals(200, get(server.url("/records/after")), "a call of a working client to the same host goes");
             assertEquals(1, server.requests(), "the rejected calls never reached the host");
+        }
+    }
+
+    /**
+     * A call the agent holds at its enqueue (its host's first call is in flight: one at a time in its slow start) reads
+     * as executed, and a second enqueue or execute of it is refused as OkHttp refuses it ("Already Executed"); it was
+     * sent instead, and the first enqueue's callback was never told anything.
+     */
+    @Test
+    void aCallHeldForItsTurnIsAlreadyExecutedAsOkHttpSays() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (ScriptedServer server = new ScriptedServer(n -> {
+            if (n == 0) {
+                awaitQuietly(release);
+            }
+            return Reply.ok();
+        })) {
+            CompletableFuture<Integer> first = enqueue(CLIENT.newCall(new Request.Builder().url(server.url("/records/1")).build()));
+            for (int waited = 0; server.requests() < 1 && waited < 3_000; waited++) {
+                Thread.sleep(10);
+            }
+            Call held = CLIENT.newCall(new Request.Builder().url(server.url("/records/2")).build());
+            CompletableFuture<Integer> second = enqueue(held);
+            assertTrue(held.isExecuted(), "an enqueued call reads as executed");
+            IllegalStateException again = assertThrows(IllegalStateException.class, () -> enqueue(held));
+            assertEquals("Already Executed", again.getMessage());
+            assertThrows(IllegalStateException.class, held::execute);
+            assertEquals(1, server.requests(), "the second call waits for the first one's permit");
+            release.countDown();
+            assertEquals(200, first.get(30, TimeUnit.SECONDS));
+            assertEquals(200, second.get(30, TimeUnit.SECONDS), "the first enqueue's callback hears the answer");
+            assertEquals(2, server.requests());
+        } finally {
+            release.countDown();
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -139,9 +139,18 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
             granted.remove(okCall);
             return false;
         }
+        Boolean marked = ExecutedMark.set(okCall);
+        if (Boolean.FALSE.equals(marked)) {
+            call.abandon(); // the application ran it meanwhile: OkHttp refuses this enqueue
+            granted.remove(okCall);
+            return false;
+        }
         turn.whenComplete((went, failure) -> {
             // Failed (held, or the agent failing): OkHttp runs it, and its chain reports the hold, or runs unpaced.
             granted.put(okCall, outcome(turn, call));
+            if (marked != null) {
+                ExecutedMark.clear(okCall);
+            }
             try {
                 enqueue.invoke(okCall, callback);
             } catch (ReflectiveOperationException | RuntimeException e) {
