@@ -11,6 +11,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One request as the application made it, through all its attempts. An adapter drives it:
@@ -35,6 +36,8 @@ public final class Call {
             AtomicIntegerFieldUpdater.newUpdater(Call.class, "permitHeld");
     private static final AtomicIntegerFieldUpdater<Call> PHASE =
             AtomicIntegerFieldUpdater.newUpdater(Call.class, "phase");
+    private static final AtomicIntegerFieldUpdater<Call> AT_HOST =
+            AtomicIntegerFieldUpdater.newUpdater(Call.class, "atHost");
 
     /** Between attempts, or before the first. */
     private static final int IDLE = 0;
@@ -73,6 +76,10 @@ public final class Call {
     /** 1 while this call holds one of the host's permits; released exactly once, by whoever gets here first. */
     private volatile int permitHeld;
     private volatile int phase = IDLE;
+    /** 1 from a send until its attempt ends, counted at the host once either way (an abandon of a sent attempt too). */
+    private volatile int atHost;
+    /** The thread asleep in this call's blocking turn, for {@link #abandon()} to wake; null while none. */
+    private volatile Thread sleeping;
     private volatile CompletableFuture<Void> pendingPermit;
     private volatile CompletableFuture<Void> pendingDelay;
     /** What the turn under way waited for so far; null while nothing. Told to the listener as the turn ends. */
@@ -107,7 +114,7 @@ public final class Call {
             long own = Math.max(0, ownNotBefore - now);
             ownNotBefore = Long.MIN_VALUE;
             try {
-                engine.sleeper.sleep(own);
+                sleep(own);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw e;
@@ -141,7 +148,7 @@ public final class Call {
                 }
                 long start = now;
                 try {
-                    engine.sleeper.sleep(step.waitMillis);
+                    sleep(step.waitMillis);
                 } finally {
                     now = engine.now();
                     onWaited(state, step, now - start);
@@ -357,6 +364,10 @@ public final class Call {
         if (delay != null) {
             delay.cancel(false);
         }
+        Thread asleep = sleeping;
+        if (asleep != null) {
+            LockSupport.unpark(asleep);
+        }
         releasePermit();
     }
 
@@ -450,10 +461,12 @@ public final class Call {
 
     /** The attempt is over (answered or failed): its permit goes back. Safe to call twice. */
     public void endAttempt() {
-        if (PHASE.compareAndSet(this, SENT, IDLE)) {
-            host.onAttemptEnded(sentAs);
+        if (!PHASE.compareAndSet(this, SENT, IDLE)) {
+            PHASE.compareAndSet(this, WAITING, IDLE); // a turn that failed or was never taken
         }
-        PHASE.compareAndSet(this, WAITING, IDLE); // a turn that failed or was never taken
+        if (AT_HOST.compareAndSet(this, 1, 0)) {
+            host.onAttemptEnded(sentAs); // also when it was abandoned in flight: it is no longer at the host
+        }
         releasePermit();
     }
 
@@ -557,10 +570,25 @@ public final class Call {
         }
         sentAt = now;
         sentAs = host.onSent(sentAt);
+        atHost = 1;
+    }
+
+    /** A blocking wait that {@link #abandon()} ends at once (the application's cancel, from another thread). */
+    private void sleep(long millis) throws InterruptedException {
+        sleeping = Thread.currentThread();
+        try {
+            engine.sleeper.sleep(millis, this::abandoned);
+        } finally {
+            sleeping = null;
+        }
+    }
+
+    private boolean abandoned() {
+        return phase == ABANDONED;
     }
 
     private void failIfAbandoned() {
-        if (phase == ABANDONED) {
+        if (abandoned()) {
             throw new CancellationException("the call was abandoned");
         }
     }

@@ -353,6 +353,11 @@ public final class HostState {
     }
 
     /** The attempt sent as {@code number} is over, answered or failed. */
+    /** How many of this JVM's attempts are at the host now: sent, their exchanges not yet over. */
+    int atHost() {
+        return atHost.get();
+    }
+
     void onAttemptEnded(long number) {
         atHost.decrementAndGet();
         hints.onEnded(number);

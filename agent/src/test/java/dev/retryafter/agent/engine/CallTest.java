@@ -244,6 +244,53 @@ class CallTest {
         assertTrue(refused.host().permits().isIdle(), "the permit went back");
     }
 
+    /** A cancel from another thread (OkHttp's cancel() or call timeout) ends a blocking wait at once, no interrupt needed. */
+    @Test
+    void abandoningACallEndsItsBlockingWaitAtOnce() throws Exception {
+        RetryEngine engine = RetryEngine.builder().policies(PolicyLookup.everyHost(Policy.builder().maxSleepMillis(600_000).build())).build();
+        Call refused = engine.open("slow.example", 443, true);
+        refused.awaitTurn();
+        refused.onResponse(429, "500");
+        refused.endAttempt();
+
+        AtomicBoolean interrupted = new AtomicBoolean();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            try {
+                refused.awaitTurn();
+            } catch (Throwable t) {
+                thrown.set(t);
+                interrupted.set(Thread.currentThread().isInterrupted());
+            }
+            done.countDown();
+        });
+        waiter.start();
+        while (waiter.getState() != Thread.State.TIMED_WAITING) {
+            Thread.sleep(1);
+        }
+        refused.abandon();
+        assertTrue(done.await(5, TimeUnit.SECONDS), "the wait ended at the cancel, not at its end");
+        assertTrue(thrown.get() instanceof CancellationException, String.valueOf(thrown.get()));
+        assertFalse(interrupted.get(), "the thread was not interrupted");
+        assertTrue(refused.host().permits().isIdle(), "the permit went back");
+    }
+
+    /** An attempt abandoned in flight leaves the host when its exchange ends: no refusal later reads it as still there. */
+    @Test
+    void anAttemptAbandonedInFlightLeavesTheHostWhenItEnds() throws Exception {
+        RetryEngine engine = RetryEngine.builder().policies(PolicyLookup.everyHost(Policy.DEFAULTS)).build();
+        Call sent = engine.open("portal.example", 443, true);
+        sent.turn().join();
+        assertEquals(1, sent.host().atHost());
+        sent.abandon();
+        assertEquals(1, sent.host().atHost(), "still at the host until its exchange ends");
+        sent.endAttempt();
+        assertEquals(0, sent.host().atHost());
+        sent.endAttempt();
+        assertEquals(0, sent.host().atHost(), "counted once");
+    }
+
     @Test
     void anAsynchronousTurnWaitsWithoutAThread() throws Exception {
         EngineFixture f = new EngineFixture(Policy.DEFAULTS);
