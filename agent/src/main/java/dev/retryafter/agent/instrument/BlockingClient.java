@@ -106,6 +106,14 @@ public abstract class BlockingClient {
     }
 
     /** Closes a {@link Closeable} response; what the client throws when closing fails is dropped: the retry opens another connection. */
+    /**
+     * How a request the application cancelled while the agent waited out a refusal fails: null, at its next attempt, as
+     * the client fails a cancelled request; a client that fails such a request with no {@code IOException} says here.
+     */
+    protected IOException cancelledWhileWaiting(String host) {
+        return null;
+    }
+
     protected static void close(Object response) {
         if (response instanceof Closeable) {
             try {

@@ -10,6 +10,7 @@ import dev.retryafter.agent.engine.RetryEngine;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
+import java.util.concurrent.CancellationException;
 
 /**
  * The retry loop of every blocking client (Apache 4 and 5, Commons HttpClient 3, OkHttp), written once: the
@@ -34,6 +35,12 @@ public final class BlockingRetryLoop {
 
     /** Before the first attempt: waits for its turn; null when this call is not governed (nested, or the agent failed). */
     public Call begin(String scheme, String host, int port, boolean replayable) throws IOException {
+        return begin(scheme, host, port, replayable, null, null);
+    }
+
+    /** As {@link #begin(String, String, int, boolean)}, for a request the client can cancel: {@code cancels} knows its call. */
+    public Call begin(String scheme, String host, int port, boolean replayable, CancellableCalls cancels, Object request)
+            throws IOException {
         if (depth.isInside() || host == null) {
             return null;
         }
@@ -45,7 +52,10 @@ public final class BlockingRetryLoop {
             return null;
         }
         depth.enter(call);
-        awaitTurn(call);
+        if (cancels != null && request != null) {
+            cancels.put(request, call);
+        }
+        awaitTurn(call, null);
         return call;
     }
 
@@ -119,7 +129,7 @@ public final class BlockingRetryLoop {
         } catch (Throwable t) {
             AgentLog.failure("releasing a refused response", t);
         }
-        awaitTurn(call);
+        awaitTurn(call, client);
         return true;
     }
 
@@ -134,7 +144,8 @@ public final class BlockingRetryLoop {
         depth.restore(null);
     }
 
-    private void awaitTurn(Call call) throws IOException {
+    /** {@code client}: the client whose refusal was waited out, which says how a request cancelled meanwhile fails; null before the first attempt. */
+    private void awaitTurn(Call call, BlockingClient client) throws IOException {
         try {
             Turns.await(call);
         } catch (HostHeldException e) {
@@ -145,6 +156,13 @@ public final class BlockingRetryLoop {
             InterruptedIOException interrupted = new InterruptedIOException("interrupted while waiting out a refusal from " + call.host().key());
             interrupted.initCause(e);
             throw interrupted; // the engine kept the interrupt flag set
+        } catch (CancellationException e) {
+            // The application cancelled the request: the client fails it as cancelled, at its next attempt or here.
+            IOException cancelled = client == null ? null : client.cancelledWhileWaiting(call.host().key());
+            if (cancelled != null) {
+                depth.restore(null);
+                throw cancelled;
+            }
         } catch (Throwable t) {
             AgentLog.failure("waiting for a turn", t);
         }

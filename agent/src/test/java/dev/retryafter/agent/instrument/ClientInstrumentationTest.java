@@ -105,7 +105,10 @@ class ClientInstrumentationTest {
         assertTrue(instrumentation.classNames().contains("io.vertx.ext.web.client.impl.WebClientBase"), "Vert.x WebClient 4-5");
         assertTrue(instrumentation.classNames().contains("reactor.netty.http.client.HttpClientConnect"), "Reactor Netty 1.x");
         assertTrue(instrumentation.classNames().contains("okhttp3.Dispatcher"), "OkHttp's dispatcher, where every enqueued call ends");
-        assertEquals(34, instrumentation.classNames().size());
+        assertTrue(instrumentation.classNames().contains("okhttp3.internal.connection.Transmitter"), "OkHttp 3.14's call timeout");
+        assertTrue(instrumentation.classNames().contains("org.apache.http.client.methods.AbstractExecutionAwareRequest"), "Apache 4's abort");
+        assertTrue(instrumentation.classNames().contains("org.apache.hc.client5.http.classic.methods.HttpUriRequestBase"), "Apache 5's cancel");
+        assertEquals(37, instrumentation.classNames().size());
     }
 
     private static java.util.Set<String> members(Class<?> type) {

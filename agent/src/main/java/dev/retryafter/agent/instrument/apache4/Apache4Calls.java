@@ -3,6 +3,7 @@ package dev.retryafter.agent.instrument.apache4;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.instrument.BlockingRetryLoop;
 import dev.retryafter.agent.instrument.CallDepth;
+import dev.retryafter.agent.instrument.CancellableCalls;
 import dev.retryafter.agent.instrument.ClientMethod;
 import dev.retryafter.agent.instrument.SelfGuardedStrategies;
 import dev.retryafter.agent.instrument.StrategyGuardedClient;
@@ -18,6 +19,8 @@ public final class Apache4Calls extends StrategyGuardedClient {
 
     /** {@code new ServiceUnavailableRetryExec}: the strategy and its interface. The strategy, guarded. */
     static final String GUARD_STRATEGY = "apache4.guardStrategy";
+    /** A request was aborted: the request. */
+    static final String CANCELLED = "apache4.cancelled";
 
     private static final String DEFAULT_HOST_PARAMETER = "http.default-host"; // ClientPNames.DEFAULT_HOST
     private static final ClientMethod PARAMS = new ClientMethod("getParams");
@@ -28,6 +31,9 @@ public final class Apache4Calls extends StrategyGuardedClient {
     /** {@code HttpEntityEnclosingRequest.getEntity()}: a request of another kind has none, and no body. */
     private static final ClientMethod ENTITY = new ClientMethod("getEntity");
     private static final ClientMethod REPEATABLE = new ClientMethod("isRepeatable");
+
+    /** Each governed request's call, for its abort to end its wait. */
+    private final CancellableCalls cancels = new CancellableCalls();
 
     public Apache4Calls(CallDepth depth, SelfGuardedStrategies selfGuarded) {
         // EofSensorInputStream's abortConnection shuts the connection instead of reading the rest.
@@ -63,7 +69,21 @@ public final class Apache4Calls extends StrategyGuardedClient {
         } catch (ReflectiveOperationException | RuntimeException unusable) {
             return null; // a request the client fails on as it would without the agent
         }
-        return loop.begin(scheme, host, port, replayable);
+        return loop.begin(scheme, host, port, replayable, cancels, request);
+    }
+
+    @Override
+    public String[] hooks() {
+        return new String[] {GUARD_STRATEGY, CANCELLED};
+    }
+
+    @Override
+    public Object call(String hook, Object[] a, NewCalls newCalls) {
+        if (hook.equals(CANCELLED)) {
+            cancels.cancelled(a[0]);
+            return null;
+        }
+        return guard(a);
     }
 
     /** Which of the advised clients {@code type} is: the first of them up its hierarchy ({@code DefaultHttpClient}: Abstract). */

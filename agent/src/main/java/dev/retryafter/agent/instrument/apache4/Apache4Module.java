@@ -25,6 +25,8 @@ public final class Apache4Module implements ClientModule {
                     .advise("<init>", "apache4.LeaseAcquiredAdvice")
                     .advise("releaseConnection/1 abortConnection", "apache4.LeaseReleasedAdvice")
                     .relocatable(ROOT, "releaseConnection(Z)V", "abortConnection()V"),
+            new Target("org.apache.http.client.methods.AbstractExecutionAwareRequest").advise("abort/0", "apache4.AbortAdvice")
+                    .relocatable(ROOT, "abort()V", "isAborted()Z"),
             new Target("org.apache.http.impl.execchain.ServiceUnavailableRetryExec").advise("<init>/2", "apache4.RetryStrategyAdvice")
                     .relocatable(ROOT, "<init>(Lorg/apache/http/impl/execchain/ClientExecChain;Lorg/apache/http/client/ServiceUnavailableRetryStrategy;)V")};
     }

@@ -26,6 +26,8 @@ public final class Apache5Module implements ClientModule {
                     .advise("acquireEndpoint", "apache5.LeaseAcquiredAdvice")
                     .advise("releaseEndpoint discardEndpoint", "apache5.LeaseReleasedAdvice")
                     .relocatable(ROOT, "releaseEndpoint()V", "discardEndpoint()V"),
+            new Target("org.apache.hc.client5.http.classic.methods.HttpUriRequestBase").advise("cancel/0", "apache5.CancelAdvice")
+                    .relocatable(ROOT, "cancel()Z", "isCancelled()Z"),
             new Target("org.apache.hc.client5.http.impl.classic.HttpRequestRetryExec").advise("<init>/1", "apache5.RetryStrategyAdvice")
                     .relocatable(ROOT, "<init>(Lorg/apache/hc/client5/http/HttpRequestRetryStrategy;)V"),
             // The default strategy answers for itself: asked about every response, it is not worth a reflective guard.

@@ -24,7 +24,7 @@ public final class ExecuteAdvice {
         if (target == null) { // executeOpen(null, request, context), as Spring 6 calls it: the adapter finds the host
             return client.endsWith(".MinimalHttpClient") ? null : AgentHooks.begin("apache5", request, null, null, -1, false);
         }
-        return AgentHooks.begin("apache5", request.getEntity(), target.getSchemeName(), target.getHostName(), target.getPort(), false);
+        return AgentHooks.begin("apache5", request, target.getSchemeName(), target.getHostName(), target.getPort(), false);
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, repeatOn = Advice.OnNonDefaultValue.class)

@@ -8,6 +8,7 @@ import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.BlockingRetryLoop;
 import dev.retryafter.agent.instrument.BlockingClient;
 import dev.retryafter.agent.instrument.CallDepth;
+import dev.retryafter.agent.instrument.CancellableCalls;
 import dev.retryafter.agent.instrument.ClientMethod;
 import dev.retryafter.agent.instrument.Endpoint;
 import dev.retryafter.agent.instrument.ModuleHooks;
@@ -20,6 +21,7 @@ import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 
 /**
@@ -40,6 +42,8 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
     public static final String CALL_FINISHED = "okhttp.callFinished";
     /** OkHttp would follow a response up by itself: its status. TRUE: the follow-up is the agent's retry, and does not run. */
     public static final String FOLLOW_UP = "okhttp.followUp";
+    /** A call was cancelled (by the application, or its call timeout): the call. */
+    public static final String CANCEL = "okhttp.cancel";
 
     private static final ClientMethod HEADERS = new ClientMethod("headers");
     private static final ClientMethod SIZE = new ClientMethod("size");
@@ -52,6 +56,10 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
      */
     private final Map<Object, Object> granted = Collections.synchronizedMap(new WeakHashMap<Object, Object>());
     private static final Object PASS = new Object();
+    /** The enqueued call was cancelled while it waited for its first turn: OkHttp fails it, ungoverned. */
+    private static final Object CANCELLED = new Object();
+    /** Each governed call's engine call, for a cancel to end its wait. */
+    private final CancellableCalls cancels = new CancellableCalls();
     /** An {@code AsyncCall}'s call: the inner class's outer instance, in every version. */
     private static final OuterInstance OUTER_CALL = new OuterInstance("$AsyncCall");
 
@@ -77,17 +85,18 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
         }
         if (turn instanceof Call && !depth.isInside()) {
             depth.enter((Call) turn);
+            cancels.put(okCall, (Call) turn); // granted at once at its enqueue: not yet known to them
             return (Call) turn;
         }
         if (turn instanceof Call) {
             ((Call) turn).endAttempt(); // nested inside another governed call: governed once, by the outer one
         }
-        return governNew ? loop.begin(scheme, host, port, replayable) : null;
+        return governNew && turn != CANCELLED ? loop.begin(scheme, host, port, replayable, cancels, okCall) : null;
     }
 
     @Override
     public String[] hooks() {
-        return new String[] {ENQUEUE, ASYNC_DONE, CALL_FINISHED, FOLLOW_UP};
+        return new String[] {ENQUEUE, ASYNC_DONE, CALL_FINISHED, FOLLOW_UP, CANCEL};
     }
 
     @Override
@@ -101,6 +110,10 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
             if (enqueued != null) {
                 asyncDone(enqueued);
             }
+            return null;
+        }
+        if (hook.equals(CANCEL)) {
+            cancels.cancelled(a[0]);
             return null;
         }
         if (hook.equals(FOLLOW_UP)) {
@@ -130,6 +143,7 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
             return false;
         }
         granted.put(okCall, PASS); // until the turn comes, a second enqueue is OkHttp's to refuse
+        cancels.put(okCall, call);
         Method enqueue;
         try {
             enqueue = enqueueMethod(okCall);
@@ -167,6 +181,8 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
             return call;
         } catch (CompletionException e) {
             return e.getCause() instanceof HostHeldException ? e.getCause() : PASS;
+        } catch (CancellationException e) {
+            return CANCELLED;
         } catch (RuntimeException e) {
             return PASS;
         }

@@ -1,0 +1,89 @@
+package dev.retryafter.it;
+
+import dev.retryafter.it.harness.ChildJvm;
+import dev.retryafter.it.harness.Clients;
+import dev.retryafter.it.harness.Jdk;
+import dev.retryafter.it.harness.ScriptedServer;
+import dev.retryafter.it.harness.ScriptedServer.Reply;
+import dev.retryafter.it.harness.TestClasspath;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A request the application ends while the agent waits out a refusal, by a call timeout or a cancel or abort from
+ * another thread, ends then, as without the agent, not when the agent's wait is over: each wait here is at least 30 s
+ * (the policy's min-sleep), the call timeout 3 s, the cancel 2 s in (after a first call that loads the client). Before, each ended only after the wait (the client
+ * noticed its cancel at the next attempt). OkHttp 3.14 (whose call timeout cancels the call's transmitter, not the
+ * call), 4.12 and 5.x, {@code execute()} and {@code enqueue()}; Apache HttpClient 4's {@code abort()} and 5's
+ * {@code cancel()}.
+ */
+@Execution(ExecutionMode.CONCURRENT)
+class CancelWhileWaitingTest {
+
+    private static final long WAIT_MILLIS = 30_000;
+    private static final Pattern ENDED = Pattern.compile("(EXECUTE|ENQUEUE|CANCEL|ABORT) (\\d+) ms: (.*)");
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"okhttp3", "okhttp", "okhttp5"})
+    void anOkHttpCallEndedByTheApplicationStopsWaitingAtOnce(String client) throws Exception {
+        try (ScriptedServer warmUp = new ScriptedServer(n -> Reply.ok());
+             ScriptedServer timedOut = new ScriptedServer(n -> Reply.refused("0"));
+             ScriptedServer timedOutAsync = new ScriptedServer(n -> Reply.refused("0"));
+             ScriptedServer cancelled = new ScriptedServer(n -> Reply.refused("0"))) {
+            ChildJvm jvm = Clients.onClasspath(new ChildJvm(Jdk.JAVA_17), client).classpathEntry(TestClasspath.testClasses());
+            ChildJvm.Result result = jvm.withAgent("config=" + policy()).timeout(Duration.ofSeconds(150))
+                    .main("dev.retryafter.it.apps.OkHttpCancelApp", warmUp.url("/"), timedOut.url("/records/1"), timedOutAsync.url("/records/2"),
+                            cancelled.url("/records/3")).run();
+            assertEndedAtOnce(result, 3);
+            assertEquals(1, timedOut.requests(), "nothing sent after the call ended");
+            assertEquals(1, timedOutAsync.requests());
+            assertEquals(1, cancelled.requests());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"apache4", "apache5"})
+    void anApacheRequestAbortedByTheApplicationStopsWaitingAtOnce(String client) throws Exception {
+        try (ScriptedServer warmUp = new ScriptedServer(n -> Reply.ok());
+             ScriptedServer aborted = new ScriptedServer(n -> Reply.refused("0"))) {
+            ChildJvm jvm = Clients.onClasspath(new ChildJvm(Jdk.JAVA_17), client).classpathEntry(TestClasspath.testClasses());
+            ChildJvm.Result result = jvm.withAgent("config=" + policy()).timeout(Duration.ofSeconds(150))
+                    .main("dev.retryafter.it.apps.AbortWhileWaitingApp", client, warmUp.url("/"), aborted.url("/records/1")).run();
+            assertEndedAtOnce(result, 1);
+            assertEquals(1, aborted.requests(), "nothing sent after the request was aborted");
+        }
+    }
+
+    private static Path policy() throws Exception {
+        Path policy = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");
+        Files.writeString(policy, "default.min-sleep = " + WAIT_MILLIS + "ms\ndefault.max-sleep = 60s\n");
+        return policy;
+    }
+
+    /** Each request ended as its client ends a cancelled or timed-out request, long before the agent's wait was over. */
+    private static void assertEndedAtOnce(ChildJvm.Result result, int requests) {
+        assertEquals(0, result.exitCode, result::toString);
+        Matcher ended = ENDED.matcher(result.stdout);
+        int calls = 0;
+        while (ended.find()) {
+            calls++;
+            String how = ended.group(3);
+            String expected = ended.group(1).equals("CANCEL") ? "Canceled" : ended.group(1).equals("ABORT") ? "aborted" : "timeout";
+            assertTrue(how.contains(expected), () -> ended.group() + "\n" + result);
+            assertTrue(Long.parseLong(ended.group(2)) < WAIT_MILLIS / 2, () -> "ended at the application's word, not after the agent's "
+                    + WAIT_MILLIS + " ms wait: " + ended.group() + "\n" + result);
+        }
+        assertEquals(requests, calls, result::toString);
+    }
+}

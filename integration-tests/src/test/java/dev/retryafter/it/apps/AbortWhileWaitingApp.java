@@ -1,0 +1,60 @@
+package dev.retryafter.it.apps;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * After a first GET that loads the client's classes ({@code args[1]}), a GET with Apache HttpClient 4
+ * ({@code HttpGet.abort()}) or 5 ({@code HttpGet.cancel()}) that another thread aborts 2 s in, as a watchdog for a hard
+ * timeout does, while the agent waits out the host's refusal ({@code args[2]}). Prints how it ended and after how long.
+ */
+public final class AbortWhileWaitingApp {
+
+    private AbortWhileWaitingApp() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String ended;
+        long start;
+        if (args[0].equals("apache4")) {
+            try (org.apache.http.impl.client.CloseableHttpClient client = org.apache.http.impl.client.HttpClients.createDefault()) {
+                client.execute(new org.apache.http.client.methods.HttpGet(args[1])).close();
+                org.apache.http.client.methods.HttpGet get = new org.apache.http.client.methods.HttpGet(args[2]);
+                start = System.nanoTime();
+                abortLater(get::abort);
+                try (org.apache.http.client.methods.CloseableHttpResponse response = client.execute(get)) {
+                    ended = "status " + response.getStatusLine().getStatusCode();
+                } catch (java.io.IOException e) {
+                    ended = e.toString();
+                }
+            }
+        } else {
+            try (org.apache.hc.client5.http.impl.classic.CloseableHttpClient client =
+                         org.apache.hc.client5.http.impl.classic.HttpClients.createDefault()) {
+                client.execute(new org.apache.hc.client5.http.classic.methods.HttpGet(args[1])).close();
+                org.apache.hc.client5.http.classic.methods.HttpGet get = new org.apache.hc.client5.http.classic.methods.HttpGet(args[2]);
+                start = System.nanoTime();
+                abortLater(get::cancel);
+                try (org.apache.hc.client5.http.impl.classic.CloseableHttpResponse response = client.execute(get)) {
+                    ended = "status " + response.getCode();
+                } catch (java.io.IOException e) {
+                    ended = e.toString();
+                }
+            }
+        }
+        System.out.println("ABORT " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms: " + ended);
+        System.exit(0);
+    }
+
+    private static void abortLater(Runnable abort) {
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(2_000); // the first refusal comes at once; the agent's wait after it is far longer
+            } catch (InterruptedException e) {
+                return;
+            }
+            abort.run();
+        });
+        watchdog.setDaemon(true);
+        watchdog.start();
+    }
+}
