@@ -132,6 +132,10 @@ public final class Call {
         try {
             if (!permit.isDone()) {
                 long queuedFrom = now;
+                pendingPermit = permit; // for abandon() to cancel: the wait in the queue ends with it
+                if (abandoned()) {
+                    permit.cancel(false); // abandon() may have looked before pendingPermit was set
+                }
                 state.permits().await(permit);
                 now = engine.now();
                 onQueued(state, now - queuedFrom);

@@ -352,12 +352,12 @@ public final class HostState {
         return hints.trust() == HintBudget.Trust.BELIEVED ? hints.claim(now, sends.get() + 1) : 0;
     }
 
-    /** The attempt sent as {@code number} is over, answered or failed. */
     /** How many of this JVM's attempts are at the host now: sent, their exchanges not yet over. */
     int atHost() {
         return atHost.get();
     }
 
+    /** The attempt sent as {@code number} is over, answered or failed. */
     void onAttemptEnded(long number) {
         atHost.decrementAndGet();
         hints.onEnded(number);

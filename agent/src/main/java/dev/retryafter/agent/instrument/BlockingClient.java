@@ -105,7 +105,6 @@ public abstract class BlockingClient {
         close(response);
     }
 
-    /** Closes a {@link Closeable} response; what the client throws when closing fails is dropped: the retry opens another connection. */
     /**
      * How a request the application cancelled while the agent waited out a refusal fails: null, at its next attempt, as
      * the client fails a cancelled request; a client that fails such a request with no {@code IOException} says here.
@@ -114,6 +113,7 @@ public abstract class BlockingClient {
         return null;
     }
 
+    /** Closes a {@link Closeable} response; what the client throws when closing fails is dropped: the retry opens another connection. */
     protected static void close(Object response) {
         if (response instanceof Closeable) {
             try {

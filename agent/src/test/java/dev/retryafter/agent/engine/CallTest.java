@@ -266,7 +266,7 @@ class CallTest {
             done.countDown();
         });
         waiter.start();
-        while (waiter.getState() != Thread.State.TIMED_WAITING) {
+        while (waiter.getState() != Thread.State.TIMED_WAITING && done.getCount() > 0) {
             Thread.sleep(1);
         }
         refused.abandon();
@@ -274,6 +274,34 @@ class CallTest {
         assertTrue(thrown.get() instanceof CancellationException, String.valueOf(thrown.get()));
         assertFalse(interrupted.get(), "the thread was not interrupted");
         assertTrue(refused.host().permits().isIdle(), "the permit went back");
+    }
+
+    /** A blocking turn queued behind the host's cap ends at the cancel too, and takes no permit later. */
+    @Test
+    void abandoningACallQueuedForAPermitEndsItsWaitAtOnce() throws Exception {
+        RetryEngine engine = RetryEngine.builder().policies(PolicyLookup.everyHost(Policy.builder().maxConcurrency(1).build())).build();
+        Call holder = engine.open("portal.example", 443, true);
+        holder.turn().join();
+        Call queued = engine.open("portal.example", 443, true);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            try {
+                queued.awaitTurn();
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+            done.countDown();
+        });
+        waiter.start();
+        while (waiter.getState() != Thread.State.WAITING && done.getCount() > 0) {
+            Thread.sleep(1);
+        }
+        queued.abandon();
+        assertTrue(done.await(5, TimeUnit.SECONDS), "the wait ended at the cancel, not when the permit came");
+        assertTrue(thrown.get() instanceof CancellationException, String.valueOf(thrown.get()));
+        holder.endAttempt();
+        assertTrue(holder.host().permits().isIdle(), "the abandoned waiter took no permit");
     }
 
     /** An attempt abandoned in flight leaves the host when its exchange ends: no refusal later reads it as still there. */

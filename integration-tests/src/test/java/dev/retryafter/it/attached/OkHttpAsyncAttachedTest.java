@@ -85,6 +85,38 @@ class OkHttpAsyncAttachedTest extends OkHttpAttachedTest {
         }
     }
 
+    /**
+     * A call cancelled while the agent holds it at its enqueue (its host's one permit is taken by a call the server has
+     * not answered) fails at once, as OkHttp fails a cancelled call, and is never sent; it did not fail before the first
+     * call's answer came, its dispatcher thread waiting for the permit.
+     */
+    @Test
+    void aCallCancelledWhileHeldForItsTurnFailsAtOnce() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (ScriptedServer server = new ScriptedServer(n -> {
+            if (n == 0) {
+                awaitQuietly(release);
+            }
+            return Reply.ok();
+        })) {
+            CompletableFuture<Integer> first = enqueue(CLIENT.newCall(new Request.Builder().url(server.url("/records/1")).build()));
+            for (int waited = 0; server.requests() < 1 && waited < 3_000; waited++) {
+                Thread.sleep(10);
+            }
+            Call held = CLIENT.newCall(new Request.Builder().url(server.url("/records/2")).build());
+            CompletableFuture<Integer> second = enqueue(held);
+            held.cancel();
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> second.get(10, TimeUnit.SECONDS),
+                    "failed while the first call was still unanswered");
+            assertEquals("Canceled", failed.getCause().getMessage());
+            release.countDown();
+            assertEquals(200, first.get(30, TimeUnit.SECONDS));
+            assertEquals(1, server.requests(), "the cancelled call was never sent");
+        } finally {
+            release.countDown();
+        }
+    }
+
     private static void awaitQuietly(CountDownLatch latch) {
         try {
             latch.await(30, TimeUnit.SECONDS);

@@ -33,7 +33,7 @@ public final class Apache4Calls extends StrategyGuardedClient {
     private static final ClientMethod REPEATABLE = new ClientMethod("isRepeatable");
 
     /** Each governed request's call, for its abort to end its wait. */
-    private final CancellableCalls cancels = new CancellableCalls();
+    private final CancellableCalls cancels = new CancellableCalls("isAborted");
 
     public Apache4Calls(CallDepth depth, SelfGuardedStrategies selfGuarded) {
         // EofSensorInputStream's abortConnection shuts the connection instead of reading the rest.

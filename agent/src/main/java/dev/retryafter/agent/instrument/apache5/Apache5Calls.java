@@ -33,7 +33,7 @@ public final class Apache5Calls extends StrategyGuardedClient {
     private static final ClientMethod REPEATABLE = new ClientMethod("isRepeatable");
 
     /** Each governed request's call, for its cancel to end its wait. */
-    private final CancellableCalls cancels = new CancellableCalls();
+    private final CancellableCalls cancels = new CancellableCalls("isCancelled");
 
     public Apache5Calls(CallDepth depth, SelfGuardedStrategies selfGuarded) {
         // core5's EofSensorInputStream's abort discards the connection instead of reading the rest.

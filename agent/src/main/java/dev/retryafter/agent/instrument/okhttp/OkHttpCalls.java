@@ -59,7 +59,7 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
     /** The enqueued call was cancelled while it waited for its first turn: OkHttp fails it, ungoverned. */
     private static final Object CANCELLED = new Object();
     /** Each governed call's engine call, for a cancel to end its wait. */
-    private final CancellableCalls cancels = new CancellableCalls();
+    private final CancellableCalls cancels = new CancellableCalls("isCanceled");
     /** An {@code AsyncCall}'s call: the inner class's outer instance, in every version. */
     private static final OuterInstance OUTER_CALL = new OuterInstance("$AsyncCall");
 
@@ -143,7 +143,6 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
             return false;
         }
         granted.put(okCall, PASS); // until the turn comes, a second enqueue is OkHttp's to refuse
-        cancels.put(okCall, call);
         Method enqueue;
         try {
             enqueue = enqueueMethod(okCall);
@@ -159,9 +158,12 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
             granted.remove(okCall);
             return false;
         }
+        cancels.put(okCall, call);
         turn.whenComplete((went, failure) -> {
-            // Failed (held, or the agent failing): OkHttp runs it, and its chain reports the hold, or runs unpaced.
-            granted.put(okCall, outcome(turn, call));
+            // Failed (held, or the agent failing): OkHttp runs it, and its chain reports the hold, or runs unpaced;
+            // cancelled while it waited: OkHttp fails it at once, ungoverned.
+            Object outcome = outcome(turn, call);
+            granted.put(okCall, outcome);
             if (marked != null) {
                 ExecutedMark.clear(okCall);
             }
@@ -169,7 +171,9 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
                 enqueue.invoke(okCall, callback);
             } catch (ReflectiveOperationException | RuntimeException e) {
                 AgentLog.failure("enqueueing an OkHttp call", e);
-                call.endAttempt();
+                if (granted.remove(okCall, outcome)) {
+                    call.endAttempt(); // unless a run of the call the application began meanwhile took the turn
+                }
             }
         });
         return true;
@@ -180,7 +184,8 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
             turn.join();
             return call;
         } catch (CompletionException e) {
-            return e.getCause() instanceof HostHeldException ? e.getCause() : PASS;
+            Throwable cause = e.getCause();
+            return cause instanceof HostHeldException ? cause : cause instanceof CancellationException ? CANCELLED : PASS;
         } catch (CancellationException e) {
             return CANCELLED;
         } catch (RuntimeException e) {
