@@ -4,8 +4,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * After a first GET that loads the client's classes ({@code args[1]}), a GET with Apache HttpClient 4
- * ({@code HttpGet.abort()}) or 5 ({@code HttpGet.cancel()}) that another thread aborts 2 s in, as a watchdog for a hard
- * timeout does, while the agent waits out the host's refusal ({@code args[2]}). Prints how it ended and after how long.
+ * ({@code HttpGet.abort()}), 5 ({@code HttpGet.cancel()}) or {@code HttpURLConnection} ({@code disconnect()}) that another
+ * thread aborts 2 s in, as a watchdog for a hard timeout does, while the agent waits out the host's refusal
+ * ({@code args[2]}). Prints how it ended and after how long.
  */
 public final class AbortWhileWaitingApp {
 
@@ -27,6 +28,19 @@ public final class AbortWhileWaitingApp {
                     ended = e.toString();
                 }
             }
+        } else if (args[0].equals("urlconnection")) {
+            java.net.HttpURLConnection warmUp = (java.net.HttpURLConnection) new java.net.URL(args[1]).openConnection();
+            warmUp.getInputStream().close();
+            java.net.HttpURLConnection connection = (java.net.HttpURLConnection) new java.net.URL(args[2]).openConnection();
+            start = System.nanoTime();
+            abortLater(connection::disconnect);
+            try {
+                ended = "status " + connection.getResponseCode();
+            } catch (java.io.IOException e) {
+                ended = e.toString();
+            }
+            System.out.println("DISCONNECT " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms: " + ended);
+            System.exit(0);
         } else {
             try (org.apache.hc.client5.http.impl.classic.CloseableHttpClient client =
                          org.apache.hc.client5.http.impl.classic.HttpClients.createDefault()) {

@@ -17,11 +17,13 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.lang.ref.WeakReference;
 import java.net.HttpURLConnection;
+import java.net.SocketException;
 import java.net.URL;
 import java.net.URLConnection;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -239,18 +241,32 @@ public final class UrlConnectionExchanges extends BlockingClient {
     }
 
     private void awaitRetry(Object connection, Exchange exchange) throws IOException {
+        exchange.waiting = true;
         try {
             awaitTurn(exchange.call);
         } catch (IOException e) {
             done(connection);
             throw e;
+        } finally {
+            exchange.waiting = false;
+        }
+        if (exchange.over) { // disconnected as the wait began
+            throw new SocketException("Socket closed: disconnected while waiting out a refusal from " + exchange.call.host().key());
         }
         exchange.bound();
     }
 
-    /** The exchange of this connection, or of the exchange this client served, is over: its permit goes back. */
+    /**
+     * The exchange of this connection, or of the exchange this client served, is over: its permit goes back. A
+     * connection the application disconnects (often a watchdog's hard timeout) while the agent waits to send its request
+     * again is not sent again: the wait ends, and the request fails as a read the disconnect cut short does.
+     */
     @Override
     public void end(Object connectionOrClient) {
+        Exchange exchange = connectionOrClient instanceof HttpURLConnection ? exchanges.get(connectionOrClient) : null;
+        if (exchange != null && exchange.waiting) {
+            exchange.call.abandon();
+        }
         done(connectionOrClient);
     }
 
@@ -273,6 +289,8 @@ public final class UrlConnectionExchanges extends BlockingClient {
             InterruptedIOException interrupted = new InterruptedIOException("interrupted while waiting out a refusal from " + call.host().key());
             interrupted.initCause(e);
             throw interrupted; // the engine kept the interrupt flag set
+        } catch (CancellationException e) {
+            throw new SocketException("Socket closed: disconnected while waiting out a refusal from " + call.host().key());
         } catch (RuntimeException e) {
             AgentLog.failure("waiting for an HttpURLConnection turn", e);
         }
@@ -361,6 +379,8 @@ public final class UrlConnectionExchanges extends BlockingClient {
         volatile boolean resending;
         /** That refusal's body, until then. */
         volatile InputStream refused;
+        /** Waiting for the turn to send the request again: a disconnect then ends the wait. */
+        volatile boolean waiting;
 
         Exchange(Call call, Object connection, String host, int port, boolean replayable) {
             this.call = call;
