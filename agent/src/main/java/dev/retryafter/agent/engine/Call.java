@@ -587,7 +587,8 @@ public final class Call {
         }
     }
 
-    private boolean abandoned() {
+    /** Whether {@link #abandon()} was called: no later turn of this call goes. */
+    public boolean abandoned() {
         return phase == ABANDONED;
     }
 

@@ -157,11 +157,14 @@ public final class BlockingRetryLoop {
             interrupted.initCause(e);
             throw interrupted; // the engine kept the interrupt flag set
         } catch (CancellationException e) {
-            // The application cancelled the request: the client fails it as cancelled, at its next attempt or here.
-            IOException cancelled = client == null ? null : client.cancelledWhileWaiting(call.host().key());
-            if (cancelled != null) {
-                depth.restore(null);
-                throw cancelled;
+            if (!call.abandoned()) {
+                AgentLog.failure("waiting for a turn", e);
+            } else { // the application cancelled the request: the client fails it as cancelled, at its next attempt or here
+                IOException cancelled = client == null ? null : client.cancelledWhileWaiting(call.host().key());
+                if (cancelled != null) {
+                    depth.restore(null);
+                    throw cancelled;
+                }
             }
         } catch (Throwable t) {
             AgentLog.failure("waiting for a turn", t);

@@ -23,7 +23,6 @@ import java.net.URLConnection;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -92,7 +91,7 @@ public final class UrlConnectionExchanges extends BlockingClient {
             return null;
         }
         Exchange exchange = new Exchange(call, connection, host, Endpoint.port(scheme, port), replayable);
-        awaitTurn(call);
+        awaitTurn(call, exchange);
         exchanges.put(connection, exchange);
         exchange.bound();
         return call;
@@ -123,6 +122,7 @@ public final class UrlConnectionExchanges extends BlockingClient {
             }
         }
         if (retry) {
+            exchange.unbound(); // the wait for the next turn is the agent's, not an exchange left unfinished
             exchange.call.endAttempt();
             exchange.refused = (InputStream) body;
             exchange.resending = true;
@@ -215,7 +215,7 @@ public final class UrlConnectionExchanges extends BlockingClient {
         exchange.call.endAttempt();
         exchange.moveTo(next, url);
         try {
-            awaitTurn(next);
+            awaitTurn(next, exchange);
         } catch (IOException e) {
             done(connection);
             throw e;
@@ -243,14 +243,14 @@ public final class UrlConnectionExchanges extends BlockingClient {
     private void awaitRetry(Object connection, Exchange exchange) throws IOException {
         exchange.waiting = true;
         try {
-            awaitTurn(exchange.call);
+            awaitTurn(exchange.call, exchange);
         } catch (IOException e) {
             done(connection);
             throw e;
         } finally {
             exchange.waiting = false;
         }
-        if (exchange.over) { // disconnected as the wait began
+        if (exchange.disconnected) {
             throw new SocketException("Socket closed: disconnected while waiting out a refusal from " + exchange.call.host().key());
         }
         exchange.bound();
@@ -265,6 +265,7 @@ public final class UrlConnectionExchanges extends BlockingClient {
     public void end(Object connectionOrClient) {
         Exchange exchange = connectionOrClient instanceof HttpURLConnection ? exchanges.get(connectionOrClient) : null;
         if (exchange != null && exchange.waiting) {
+            exchange.disconnected = true;
             exchange.call.abandon();
         }
         done(connectionOrClient);
@@ -280,7 +281,7 @@ public final class UrlConnectionExchanges extends BlockingClient {
         }
     }
 
-    private void awaitTurn(Call call) throws IOException {
+    private void awaitTurn(Call call, Exchange exchange) throws IOException {
         try {
             Turns.await(call);
         } catch (HostHeldException e) {
@@ -289,10 +290,10 @@ public final class UrlConnectionExchanges extends BlockingClient {
             InterruptedIOException interrupted = new InterruptedIOException("interrupted while waiting out a refusal from " + call.host().key());
             interrupted.initCause(e);
             throw interrupted; // the engine kept the interrupt flag set
-        } catch (CancellationException e) {
-            throw new SocketException("Socket closed: disconnected while waiting out a refusal from " + call.host().key());
         } catch (RuntimeException e) {
-            AgentLog.failure("waiting for an HttpURLConnection turn", e);
+            if (!exchange.disconnected || !call.abandoned()) { // a disconnect's cancel is the application's, and fails the request above
+                AgentLog.failure("waiting for an HttpURLConnection turn", e);
+            }
         }
     }
 
@@ -381,6 +382,8 @@ public final class UrlConnectionExchanges extends BlockingClient {
         volatile InputStream refused;
         /** Waiting for the turn to send the request again: a disconnect then ends the wait. */
         volatile boolean waiting;
+        /** Disconnected by the application in that wait: the request is not sent again. */
+        volatile boolean disconnected;
 
         Exchange(Call call, Object connection, String host, int port, boolean replayable) {
             this.call = call;
@@ -419,14 +422,17 @@ public final class UrlConnectionExchanges extends BlockingClient {
             }
         }
 
+        /** The attempt ended, and no bound runs until the next one's turn has come. */
+        synchronized void unbound() {
+            if (bound != null) {
+                bound.cancel(false);
+                bound = null;
+            }
+        }
+
         void finish() {
             over = true;
-            synchronized (this) {
-                if (bound != null) {
-                    bound.cancel(false);
-                    bound = null;
-                }
-            }
+            unbound();
             call.endAttempt();
             Object c = connection.get();
             if (c != null) {
