@@ -8,6 +8,7 @@ import dev.retryafter.it.harness.ScriptedServer.Reply;
 import dev.retryafter.it.harness.TestClasspath;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -63,6 +64,22 @@ class CancelWhileWaitingTest {
                     .main("dev.retryafter.it.apps.AbortWhileWaitingApp", client, warmUp.url("/"), aborted.url("/records/1")).run();
             assertEndedAtOnce(result, 1);
             assertEquals(1, aborted.requests(), "nothing sent after the request was aborted");
+        }
+    }
+
+    /** The same, for a redirect to another host whose follow-up waits for that host's turn. */
+    @Test
+    void aRedirectDisconnectedWhileItWaitsForItsTurnIsNotSent() throws Exception {
+        try (ScriptedServer warmUp = new ScriptedServer(n -> Reply.ok());
+             ScriptedServer target = new ScriptedServer(n -> Reply.refused("0"));
+             ScriptedServer redirecting = new ScriptedServer(n -> Reply.redirect(target.url("/records/1")))) {
+            ChildJvm jvm = Clients.onClasspath(new ChildJvm(Jdk.JAVA_17), "urlconnection").classpathEntry(TestClasspath.testClasses());
+            ChildJvm.Result result = jvm.withAgent("config=" + policy()).timeout(Duration.ofSeconds(150))
+                    .main("dev.retryafter.it.apps.AbortWhileWaitingApp", "urlconnection-redirect", warmUp.url("/"),
+                            redirecting.url("/old/1"), target.url("/records/1")).run();
+            assertEndedAtOnce(result, 1);
+            assertEquals(1, redirecting.requests(), result::toString);
+            assertEquals(1, target.requests(), () -> "only the first request's refusal; the redirect's follow-up never went\n" + result);
         }
     }
 

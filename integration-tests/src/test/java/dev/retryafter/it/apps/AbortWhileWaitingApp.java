@@ -28,6 +28,29 @@ public final class AbortWhileWaitingApp {
                     ended = e.toString();
                 }
             }
+        } else if (args[0].equals("urlconnection-redirect")) {
+            // A first request to where the redirect leads (args[3]) is refused, and waits there on a thread of its own;
+            // the redirect's follow-up waits for that host's turn too, and is disconnected then.
+            Thread first = new Thread(() -> {
+                try {
+                    ((java.net.HttpURLConnection) new java.net.URL(args[3]).openConnection()).getResponseCode();
+                } catch (java.io.IOException ignored) {
+                    // only its refusal matters
+                }
+            });
+            first.setDaemon(true);
+            first.start();
+            Thread.sleep(1_000);
+            java.net.HttpURLConnection connection = (java.net.HttpURLConnection) new java.net.URL(args[2]).openConnection();
+            start = System.nanoTime();
+            abortLater(connection::disconnect);
+            try {
+                ended = "status " + connection.getResponseCode();
+            } catch (java.io.IOException e) {
+                ended = e.toString();
+            }
+            System.out.println("DISCONNECT " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms: " + ended);
+            System.exit(0);
         } else if (args[0].equals("urlconnection")) {
             java.net.HttpURLConnection warmUp = (java.net.HttpURLConnection) new java.net.URL(args[1]).openConnection();
             warmUp.getInputStream().close();

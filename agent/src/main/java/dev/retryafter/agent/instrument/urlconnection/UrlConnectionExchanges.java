@@ -188,9 +188,12 @@ public final class UrlConnectionExchanges extends BlockingClient {
             return;
         }
         if (exchange.resending) {
-            exchange.resending = false;
-            closeRefused(exchange);
-            awaitRetry(connection, exchange);
+            try {
+                closeRefused(exchange);
+                awaitSending(connection, exchange, exchange.call);
+            } finally {
+                exchange.resending = false;
+            }
         } else {
             redirected(connection, exchange, ((URLConnection) connection).getURL());
         }
@@ -214,13 +217,7 @@ public final class UrlConnectionExchanges extends BlockingClient {
         }
         exchange.call.endAttempt();
         exchange.moveTo(next, url);
-        try {
-            awaitTurn(next, exchange);
-        } catch (IOException e) {
-            done(connection);
-            throw e;
-        }
-        exchange.bound();
+        awaitSending(connection, exchange, next);
     }
 
     /**
@@ -240,10 +237,14 @@ public final class UrlConnectionExchanges extends BlockingClient {
         }
     }
 
-    private void awaitRetry(Object connection, Exchange exchange) throws IOException {
+    /**
+     * Waits for the turn of {@code call}, the exchange's next attempt (a retry, or a redirect to another host); a
+     * disconnect meanwhile ends the exchange, and the request fails as a read the disconnect cut short.
+     */
+    private void awaitSending(Object connection, Exchange exchange, Call call) throws IOException {
         exchange.waiting = true;
         try {
-            awaitTurn(exchange.call, exchange);
+            awaitTurn(call, exchange);
         } catch (IOException e) {
             done(connection);
             throw e;
@@ -251,7 +252,8 @@ public final class UrlConnectionExchanges extends BlockingClient {
             exchange.waiting = false;
         }
         if (exchange.disconnected) {
-            throw new SocketException("Socket closed: disconnected while waiting out a refusal from " + exchange.call.host().key());
+            done(connection);
+            throw new SocketException("Socket closed: disconnected while waiting for a turn at " + call.host().key());
         }
         exchange.bound();
     }
@@ -264,9 +266,10 @@ public final class UrlConnectionExchanges extends BlockingClient {
     @Override
     public void end(Object connectionOrClient) {
         Exchange exchange = connectionOrClient instanceof HttpURLConnection ? exchanges.get(connectionOrClient) : null;
-        if (exchange != null && exchange.waiting) {
+        if (exchange != null && (exchange.waiting || exchange.resending)) {
             exchange.disconnected = true;
-            exchange.call.abandon();
+            exchange.call.abandon(); // its wait ends, or does not begin; the waiting thread ends the exchange
+            return;
         }
         done(connectionOrClient);
     }
@@ -380,7 +383,7 @@ public final class UrlConnectionExchanges extends BlockingClient {
         volatile boolean resending;
         /** That refusal's body, until then. */
         volatile InputStream refused;
-        /** Waiting for the turn to send the request again: a disconnect then ends the wait. */
+        /** Waiting for the turn of its next attempt (a retry, a redirect to another host): a disconnect then ends the wait. */
         volatile boolean waiting;
         /** Disconnected by the application in that wait: the request is not sent again. */
         volatile boolean disconnected;
