@@ -215,64 +215,24 @@ class CallTest {
 
     @Test
     void interruptingAWaitingThreadEndsItsWaitAtOnceAndKeepsTheFlag() throws Exception {
-        RetryEngine engine = RetryEngine.builder().policies(PolicyLookup.everyHost(Policy.builder().maxSleepMillis(600_000).build())).build();
-        Call refused = engine.open("slow.example", 443, true);
-        refused.awaitTurn();
-        refused.onResponse(429, "500");
-        refused.endAttempt();
-
-        AtomicBoolean flagKept = new AtomicBoolean();
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        CountDownLatch done = new CountDownLatch(1);
-        Thread waiter = new Thread(() -> {
-            try {
-                refused.awaitTurn();
-            } catch (Throwable t) {
-                thrown.set(t);
-                flagKept.set(Thread.currentThread().isInterrupted());
-            }
-            done.countDown();
-        });
-        waiter.start();
-        while (waiter.getState() != Thread.State.TIMED_WAITING) {
-            Thread.sleep(1);
-        }
-        waiter.interrupt();
-        assertTrue(done.await(5, TimeUnit.SECONDS), "the wait ended at the interrupt, not at its end");
-        assertTrue(thrown.get() instanceof InterruptedException, String.valueOf(thrown.get()));
-        assertTrue(flagKept.get(), "the interrupt flag is kept");
+        Call refused = refusedFor500Seconds();
+        BlockedTurn waiter = BlockedTurn.of(refused, Thread.State.TIMED_WAITING);
+        waiter.thread.interrupt();
+        assertTrue(waiter.done.await(5, TimeUnit.SECONDS), "the wait ended at the interrupt, not at its end");
+        assertTrue(waiter.thrown.get() instanceof InterruptedException, String.valueOf(waiter.thrown.get()));
+        assertTrue(waiter.interrupted.get(), "the interrupt flag is kept");
         assertTrue(refused.host().permits().isIdle(), "the permit went back");
     }
 
     /** A cancel from another thread (OkHttp's cancel() or call timeout) ends a blocking wait at once, no interrupt needed. */
     @Test
     void abandoningACallEndsItsBlockingWaitAtOnce() throws Exception {
-        RetryEngine engine = RetryEngine.builder().policies(PolicyLookup.everyHost(Policy.builder().maxSleepMillis(600_000).build())).build();
-        Call refused = engine.open("slow.example", 443, true);
-        refused.awaitTurn();
-        refused.onResponse(429, "500");
-        refused.endAttempt();
-
-        AtomicBoolean interrupted = new AtomicBoolean();
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        CountDownLatch done = new CountDownLatch(1);
-        Thread waiter = new Thread(() -> {
-            try {
-                refused.awaitTurn();
-            } catch (Throwable t) {
-                thrown.set(t);
-                interrupted.set(Thread.currentThread().isInterrupted());
-            }
-            done.countDown();
-        });
-        waiter.start();
-        while (waiter.getState() != Thread.State.TIMED_WAITING && done.getCount() > 0) {
-            Thread.sleep(1);
-        }
+        Call refused = refusedFor500Seconds();
+        BlockedTurn waiter = BlockedTurn.of(refused, Thread.State.TIMED_WAITING);
         refused.abandon();
-        assertTrue(done.await(5, TimeUnit.SECONDS), "the wait ended at the cancel, not at its end");
-        assertTrue(thrown.get() instanceof CancellationException, String.valueOf(thrown.get()));
-        assertFalse(interrupted.get(), "the thread was not interrupted");
+        assertTrue(waiter.done.await(5, TimeUnit.SECONDS), "the wait ended at the cancel, not at its end");
+        assertTrue(waiter.thrown.get() instanceof CancellationException, String.valueOf(waiter.thrown.get()));
+        assertFalse(waiter.interrupted.get(), "the thread was not interrupted");
         assertTrue(refused.host().permits().isIdle(), "the permit went back");
     }
 
@@ -283,25 +243,49 @@ class CallTest {
         Call holder = engine.open("portal.example", 443, true);
         holder.turn().join();
         Call queued = engine.open("portal.example", 443, true);
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        CountDownLatch done = new CountDownLatch(1);
-        Thread waiter = new Thread(() -> {
-            try {
-                queued.awaitTurn();
-            } catch (Throwable t) {
-                thrown.set(t);
-            }
-            done.countDown();
-        });
-        waiter.start();
-        while (waiter.getState() != Thread.State.WAITING && done.getCount() > 0) {
-            Thread.sleep(1);
-        }
+        BlockedTurn waiter = BlockedTurn.of(queued, Thread.State.WAITING);
         queued.abandon();
-        assertTrue(done.await(5, TimeUnit.SECONDS), "the wait ended at the cancel, not when the permit came");
-        assertTrue(thrown.get() instanceof CancellationException, String.valueOf(thrown.get()));
+        assertTrue(waiter.done.await(5, TimeUnit.SECONDS), "the wait ended at the cancel, not when the permit came");
+        assertTrue(waiter.thrown.get() instanceof CancellationException, String.valueOf(waiter.thrown.get()));
         holder.endAttempt();
         assertTrue(holder.host().permits().isIdle(), "the abandoned waiter took no permit");
+    }
+
+    /** A call in real time whose next turn waits out a 500 s Retry-After (max-sleep 600 s). */
+    private static Call refusedFor500Seconds() throws Exception {
+        RetryEngine engine = RetryEngine.builder().policies(PolicyLookup.everyHost(Policy.builder().maxSleepMillis(600_000).build())).build();
+        Call refused = engine.open("slow.example", 443, true);
+        refused.awaitTurn();
+        refused.onResponse(429, "500");
+        refused.endAttempt();
+        return refused;
+    }
+
+    /** A thread blocked in a call's turn, and how the turn ended: what it threw, and whether the thread was interrupted. */
+    private static final class BlockedTurn {
+        final AtomicReference<Throwable> thrown = new AtomicReference<>();
+        final AtomicBoolean interrupted = new AtomicBoolean();
+        final CountDownLatch done = new CountDownLatch(1);
+        Thread thread;
+
+        /** Starts the turn on a thread of its own, and returns once the thread blocks in it ({@code state}) or the turn ended. */
+        static BlockedTurn of(Call call, Thread.State state) throws InterruptedException {
+            BlockedTurn turn = new BlockedTurn();
+            turn.thread = new Thread(() -> {
+                try {
+                    call.awaitTurn();
+                } catch (Throwable t) {
+                    turn.thrown.set(t);
+                    turn.interrupted.set(Thread.currentThread().isInterrupted());
+                }
+                turn.done.countDown();
+            });
+            turn.thread.start();
+            while (turn.thread.getState() != state && turn.done.getCount() > 0) {
+                Thread.sleep(1);
+            }
+            return turn;
+        }
     }
 
     /** An attempt abandoned in flight leaves the host when its exchange ends: no refusal later reads it as still there. */

@@ -41,29 +41,12 @@ public final class AbortWhileWaitingApp {
             first.setDaemon(true);
             first.start();
             Thread.sleep(1_000);
-            java.net.HttpURLConnection connection = (java.net.HttpURLConnection) new java.net.URL(args[2]).openConnection();
-            start = System.nanoTime();
-            abortLater(connection::disconnect);
-            try {
-                ended = "status " + connection.getResponseCode();
-            } catch (java.io.IOException e) {
-                ended = e.toString();
-            }
-            System.out.println("DISCONNECT " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms: " + ended);
-            System.exit(0);
+            disconnected(args[2]);
+            return;
         } else if (args[0].equals("urlconnection")) {
-            java.net.HttpURLConnection warmUp = (java.net.HttpURLConnection) new java.net.URL(args[1]).openConnection();
-            warmUp.getInputStream().close();
-            java.net.HttpURLConnection connection = (java.net.HttpURLConnection) new java.net.URL(args[2]).openConnection();
-            start = System.nanoTime();
-            abortLater(connection::disconnect);
-            try {
-                ended = "status " + connection.getResponseCode();
-            } catch (java.io.IOException e) {
-                ended = e.toString();
-            }
-            System.out.println("DISCONNECT " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms: " + ended);
-            System.exit(0);
+            ((java.net.HttpURLConnection) new java.net.URL(args[1]).openConnection()).getInputStream().close();
+            disconnected(args[2]);
+            return;
         } else {
             try (org.apache.hc.client5.http.impl.classic.CloseableHttpClient client =
                          org.apache.hc.client5.http.impl.classic.HttpClients.createDefault()) {
@@ -82,7 +65,23 @@ public final class AbortWhileWaitingApp {
         System.exit(0);
     }
 
-    private static void abortLater(Runnable abort) {
+    /** A GET of {@code url} with {@code HttpURLConnection}, disconnected 2 s in: prints how it ended, and exits. */
+    private static void disconnected(String url) throws java.io.IOException {
+        java.net.HttpURLConnection connection = (java.net.HttpURLConnection) new java.net.URL(url).openConnection();
+        long start = System.nanoTime();
+        abortLater(connection::disconnect);
+        String ended;
+        try {
+            ended = "status " + connection.getResponseCode();
+        } catch (java.io.IOException e) {
+            ended = e.toString();
+        }
+        System.out.println("DISCONNECT " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms: " + ended);
+        System.exit(0);
+    }
+
+    /** Runs {@code abort} on a daemon thread 2 s from now, as an application's watchdog for a hard timeout does. */
+    static void abortLater(Runnable abort) {
         Thread watchdog = new Thread(() -> {
             try {
                 Thread.sleep(2_000); // the first refusal comes at once; the agent's wait after it is far longer

@@ -51,16 +51,8 @@ public final class OkHttpCancelApp {
 
         OkHttpClient plain = timed.newBuilder().callTimeout(0, TimeUnit.SECONDS).build();
         Call call = plain.newCall(new Request.Builder().url(args[3]).build());
-        Thread canceller = new Thread(() -> {
-            try {
-                Thread.sleep(2_000); // the first refusal comes at once; the agent's wait after it is far longer
-            } catch (InterruptedException e) {
-                return;
-            }
-            call.cancel();
-        });
         start = System.nanoTime();
-        canceller.start();
+        AbortWhileWaitingApp.abortLater(call::cancel);
         try (Response response = call.execute()) {
             ended = "status " + response.code();
         } catch (IOException e) {

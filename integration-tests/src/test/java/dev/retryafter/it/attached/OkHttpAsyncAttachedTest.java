@@ -58,30 +58,17 @@ class OkHttpAsyncAttachedTest extends OkHttpAttachedTest {
      */
     @Test
     void aCallHeldForItsTurnIsAlreadyExecutedAsOkHttpSays() throws Exception {
-        CountDownLatch release = new CountDownLatch(1);
-        try (ScriptedServer server = new ScriptedServer(n -> {
-            if (n == 0) {
-                awaitQuietly(release);
-            }
-            return Reply.ok();
-        })) {
-            CompletableFuture<Integer> first = enqueue(CLIENT.newCall(new Request.Builder().url(server.url("/records/1")).build()));
-            for (int waited = 0; server.requests() < 1 && waited < 3_000; waited++) {
-                Thread.sleep(10);
-            }
-            Call held = CLIENT.newCall(new Request.Builder().url(server.url("/records/2")).build());
+        try (Unanswered first = new Unanswered()) {
+            Call held = CLIENT.newCall(new Request.Builder().url(first.server.url("/records/2")).build());
             CompletableFuture<Integer> second = enqueue(held);
             assertTrue(held.isExecuted(), "an enqueued call reads as executed");
             IllegalStateException again = assertThrows(IllegalStateException.class, () -> enqueue(held));
             assertEquals("Already Executed", again.getMessage());
             assertThrows(IllegalStateException.class, held::execute);
-            assertEquals(1, server.requests(), "the second call waits for the first one's permit");
-            release.countDown();
-            assertEquals(200, first.get(30, TimeUnit.SECONDS));
+            assertEquals(1, first.server.requests(), "the second call waits for the first one's permit");
+            assertEquals(200, first.answer());
             assertEquals(200, second.get(30, TimeUnit.SECONDS), "the first enqueue's callback hears the answer");
-            assertEquals(2, server.requests());
-        } finally {
-            release.countDown();
+            assertEquals(2, first.server.requests());
         }
     }
 
@@ -92,36 +79,51 @@ class OkHttpAsyncAttachedTest extends OkHttpAttachedTest {
      */
     @Test
     void aCallCancelledWhileHeldForItsTurnFailsAtOnce() throws Exception {
-        CountDownLatch release = new CountDownLatch(1);
-        try (ScriptedServer server = new ScriptedServer(n -> {
-            if (n == 0) {
-                awaitQuietly(release);
-            }
-            return Reply.ok();
-        })) {
-            CompletableFuture<Integer> first = enqueue(CLIENT.newCall(new Request.Builder().url(server.url("/records/1")).build()));
-            for (int waited = 0; server.requests() < 1 && waited < 3_000; waited++) {
-                Thread.sleep(10);
-            }
-            Call held = CLIENT.newCall(new Request.Builder().url(server.url("/records/2")).build());
+        try (Unanswered first = new Unanswered()) {
+            Call held = CLIENT.newCall(new Request.Builder().url(first.server.url("/records/2")).build());
             CompletableFuture<Integer> second = enqueue(held);
             held.cancel();
             ExecutionException failed = assertThrows(ExecutionException.class, () -> second.get(10, TimeUnit.SECONDS),
                     "failed while the first call was still unanswered");
             assertEquals("Canceled", failed.getCause().getMessage());
-            release.countDown();
-            assertEquals(200, first.get(30, TimeUnit.SECONDS));
-            assertEquals(1, server.requests(), "the cancelled call was never sent");
-        } finally {
-            release.countDown();
+            assertEquals(200, first.answer());
+            assertEquals(1, first.server.requests(), "the cancelled call was never sent");
         }
     }
 
-    private static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    /** A host's first call, enqueued and in flight, which its server answers only when asked: it holds the host's one permit. */
+    private static final class Unanswered implements AutoCloseable {
+        final CountDownLatch release = new CountDownLatch(1);
+        final ScriptedServer server;
+        final CompletableFuture<Integer> status;
+
+        Unanswered() throws Exception {
+            server = new ScriptedServer(n -> {
+                if (n == 0) {
+                    try {
+                        release.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return Reply.ok();
+            });
+            status = enqueue(CLIENT.newCall(new Request.Builder().url(server.url("/records/1")).build()));
+            for (int waited = 0; server.requests() < 1 && waited < 3_000; waited++) {
+                Thread.sleep(10);
+            }
+        }
+
+        /** Lets the server answer, and returns the status. */
+        int answer() throws Exception {
+            release.countDown();
+            return status.get(30, TimeUnit.SECONDS);
+        }
+
+        @Override
+        public void close() {
+            release.countDown();
+            server.close();
         }
     }
 
