@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (the policy's min-sleep), the call timeout 3 s, the cancel 2 s in (after a first call that loads the client). Before, each ended only after the wait (the client
  * noticed its cancel at the next attempt). OkHttp 3.14 (whose call timeout cancels the call's transmitter, not the
  * call), 4.12 and 5.x, {@code execute()} and {@code enqueue()}; Apache HttpClient 4's {@code abort()} and 5's
- * {@code cancel()}; {@code HttpURLConnection.disconnect()}, which before let the JDK send the request again after the
+ * {@code cancel()}; Commons HttpClient 3's {@code abort()}; {@code HttpURLConnection.disconnect()}, which before let the JDK send the request again after the
  * wait.
  */
 @Execution(ExecutionMode.CONCURRENT)
@@ -55,7 +55,7 @@ class CancelWhileWaitingTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"apache4", "apache5", "urlconnection"})
+    @ValueSource(strings = {"apache4", "apache5", "commonshttp3", "urlconnection"})
     void aRequestAbortedByTheApplicationStopsWaitingAtOnce(String client) throws Exception {
         try (ScriptedServer warmUp = new ScriptedServer(n -> Reply.ok());
              ScriptedServer aborted = new ScriptedServer(n -> Reply.refused("0"))) {

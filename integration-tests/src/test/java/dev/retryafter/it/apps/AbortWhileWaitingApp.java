@@ -4,9 +4,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * After a first GET that loads the client's classes ({@code args[1]}), a GET with Apache HttpClient 4
- * ({@code HttpGet.abort()}), 5 ({@code HttpGet.cancel()}) or {@code HttpURLConnection} ({@code disconnect()}) that another
- * thread aborts 2 s in, as a watchdog for a hard timeout does, while the agent waits out the host's refusal
- * ({@code args[2]}). Prints how it ended and after how long.
+ * ({@code HttpGet.abort()}), 5 ({@code HttpGet.cancel()}), Commons HttpClient 3 ({@code GetMethod.abort()}) or
+ * {@code HttpURLConnection} ({@code disconnect()}) that another thread aborts 2 s in, as a watchdog for a hard timeout
+ * does, while the agent waits out the host's refusal ({@code args[2]}). Prints how it ended and after how long.
  */
 public final class AbortWhileWaitingApp {
 
@@ -27,6 +27,21 @@ public final class AbortWhileWaitingApp {
                 } catch (java.io.IOException e) {
                     ended = e.toString();
                 }
+            }
+        } else if (args[0].equals("commonshttp3")) {
+            org.apache.commons.httpclient.HttpClient client = new org.apache.commons.httpclient.HttpClient();
+            org.apache.commons.httpclient.methods.GetMethod warmUp = new org.apache.commons.httpclient.methods.GetMethod(args[1]);
+            client.executeMethod(warmUp);
+            warmUp.releaseConnection();
+            org.apache.commons.httpclient.methods.GetMethod get = new org.apache.commons.httpclient.methods.GetMethod(args[2]);
+            start = System.nanoTime();
+            abortLater(get::abort);
+            try {
+                ended = "status " + client.executeMethod(get);
+            } catch (java.io.IOException e) {
+                ended = e.toString();
+            } finally {
+                get.releaseConnection();
             }
         } else if (args[0].equals("urlconnection-redirect")) {
             // A first request to where the redirect leads (args[3]) is refused, and waits there on a thread of its own;

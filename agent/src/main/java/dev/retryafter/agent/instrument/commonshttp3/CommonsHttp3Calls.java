@@ -3,10 +3,13 @@ package dev.retryafter.agent.instrument.commonshttp3;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.instrument.BlockingClient;
 import dev.retryafter.agent.instrument.BlockingRetryLoop;
+import dev.retryafter.agent.instrument.CancellableCalls;
+import dev.retryafter.agent.instrument.ModuleHooks;
 import dev.retryafter.agent.log.AgentLog;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.util.Collection;
 
 /**
@@ -16,12 +19,17 @@ import java.util.Collection;
  * few invocations, read from the method's own host where its URI is absolute ({@code getURI()} would make and parse a
  * new URI each time, which cost ten times the rest).
  */
-public final class CommonsHttp3Calls extends BlockingClient {
+public final class CommonsHttp3Calls extends BlockingClient implements ModuleHooks {
+
+    /** A method was aborted: the method. */
+    static final String CANCELLED = "commonshttp3.cancelled";
 
     private static final String DEFAULT_HEADERS = "http.default-headers"; // HostParams.DEFAULT_HEADERS
 
     /** The client's methods, found once per class ({@link CommonsHttp3Api}). */
     private final CommonsHttp3Api.ByClass api = new CommonsHttp3Api.ByClass();
+    /** Each governed method's call, for its abort to end its wait. */
+    private final CancellableCalls cancels = new CancellableCalls("isAborted");
 
     public CommonsHttp3Calls() {
         // "abort": the Abortable the body is wrapped in closes the method's connection; 3.x streams have none of their own.
@@ -76,7 +84,24 @@ public final class CommonsHttp3Calls extends BlockingClient {
         } catch (ReflectiveOperationException | RuntimeException unusable) {
             return null; // no method, or one the client fails on as it would without the agent
         }
-        return loop.begin(scheme, host, port, replayable);
+        return loop.begin(scheme, host, port, replayable, cancels, method);
+    }
+
+    @Override
+    public String[] hooks() {
+        return new String[] {CANCELLED};
+    }
+
+    @Override
+    public Object call(String hook, Object[] a, NewCalls newCalls) {
+        cancels.cancelled(a[0]);
+        return null;
+    }
+
+    /** As the client fails a method aborted in its exchange; executed again, an aborted method throws an IllegalStateException. */
+    @Override
+    protected IOException cancelledWhileWaiting(String host) {
+        return new InterruptedIOException("Method has been aborted (while waiting out a refusal from " + host + ")");
     }
 
     /** The body, with an abort that closes the method's connection ({@link RefusedMethodBody}); none: 3.x gave it back already. */

@@ -13,7 +13,8 @@ public final class CommonsHttp3Module implements ClientModule {
             new Target("org.apache.commons.httpclient.HttpClient").advise("executeMethod/3", "commonshttp3.ExecuteAdvice"),
             new Target("org.apache.commons.httpclient.HttpMethodBase")
                     .advise("execute/2", "commonshttp3.LeaseAcquiredAdvice")
-                    .advise("ensureConnectionRelease/0", "commonshttp3.LeaseReleasedAdvice")};
+                    .advise("ensureConnectionRelease/0", "commonshttp3.LeaseReleasedAdvice")
+                    .advise("abort/0", "commonshttp3.AbortAdvice")};
     }
 
     @Override
