@@ -67,6 +67,29 @@ class CancelWhileWaitingTest {
         }
     }
 
+    /**
+     * Jetty 12, 9.4, 10 and 11: a request aborted while it waits to be sent again, and one aborted while it waits for its
+     * first turn behind that refusal, each fail at once with the abort's cause, as Jetty fails a request aborted in its
+     * queue. Before, each waited the agent's wait out; the first then failed, the second was sent.
+     */
+    @ParameterizedTest(name = "Jetty {0}")
+    @ValueSource(strings = {"12", "9.4", "10", "11"})
+    void aJettyRequestAbortedByTheApplicationStopsWaitingAtOnce(String jetty) throws Exception {
+        try (ScriptedServer warmUp = new ScriptedServer(n -> Reply.ok());
+             ScriptedServer aborted = new ScriptedServer(n -> Reply.refused("0"))) {
+            ChildJvm jvm = new ChildJvm(jetty.equals("9.4") ? Jdk.JAVA_8 : Jdk.JAVA_17).classpathEntry(TestClasspath.testClasses());
+            if (jetty.equals("12")) {
+                jvm.classpath(name -> name.startsWith("jetty-") || name.startsWith("slf4j-api"));
+            } else {
+                TestClasspath.folder("jetty-" + jetty).forEach(jvm::classpathEntry);
+            }
+            ChildJvm.Result result = jvm.withAgent("config=" + policy()).timeout(Duration.ofSeconds(150))
+                    .main("dev.retryafter.it.apps.java8.JettyAbortApp", jetty, warmUp.url("/"), aborted.url("/records/1")).run();
+            assertEndedAtOnce(result, 2);
+            assertEquals(1, aborted.requests(), "only the first request's refusal: nothing sent after the aborts");
+        }
+    }
+
     /** The same, for a redirect to another host whose follow-up waits for that host's turn. */
     @Test
     void aRedirectDisconnectedWhileItWaitsForItsTurnIsNotSent() throws Exception {

@@ -135,16 +135,21 @@ abstract class AbstractClientSuite {
             for (int i = 0; i < 4; i++) {
                 assertEquals(200, get(server.url("/records/" + i)));
             }
-            MBeanServer beans = ManagementFactory.getPlatformMBeanServer();
-            ObjectName host = new ObjectName("dev.retryafter:type=Host,name="
-                    + ObjectName.quote("127.0.0.1:" + URI.create(server.url("/")).getPort()));
-            for (int waited = 0; !beans.isRegistered(host) && waited < 600; waited++) {
-                Thread.sleep(100); // host beans are added on the agent's next sync (every second)
-            }
-            Object category = beans.getAttribute(host, "Category");
-            double pace = (Double) beans.getAttribute(host, "PacePerMinute");
+            Object category = hostAttribute(server, "Category");
+            double pace = (Double) hostAttribute(server, "PacePerMinute");
             assertTrue(!"unknown".equals(category) || pace > 0, () -> "category " + category + ", pace " + pace + "/min");
         }
+    }
+
+    /** An attribute of the agent's JMX bean of {@code server}'s host, once the agent has published it. */
+    static Object hostAttribute(ScriptedServer server, String attribute) throws Exception {
+        MBeanServer beans = ManagementFactory.getPlatformMBeanServer();
+        ObjectName host = new ObjectName("dev.retryafter:type=Host,name="
+                + ObjectName.quote("127.0.0.1:" + URI.create(server.url("/")).getPort()));
+        for (int waited = 0; !beans.isRegistered(host) && waited < 600; waited++) {
+            Thread.sleep(100); // host beans are added on the agent's next sync (every second)
+        }
+        return beans.getAttribute(host, attribute);
     }
 
     /** More than the cap (8) one after another: each exchange gives its permit back when its body is read. */

@@ -61,7 +61,8 @@ class JettyAttachedTest extends AbstractClientSuite {
 
     /**
      * A request the application aborts while the agent waits to retry it fails with the application's cause, and the
-     * retry the agent had planned does not go after it (a POST sent twice, an answer nobody reads).
+     * retry the agent had planned does not go after it (a POST sent twice, an answer nobody reads). The engine counts the
+     * refusal once (it counted it again as the conversation failed with it, and logged a decision on it).
      */
     @Test
     void aRequestAbortedWhileItWaitsToBeRetriedIsNotSentAgain() throws Exception {
@@ -80,6 +81,7 @@ class JettyAttachedTest extends AbstractClientSuite {
             assertEquals(givenUp, result.getFailure(), result::toString);
             Thread.sleep(2_000); // past the wait the refusal asked for, and then some
             assertEquals(1, server.requests(), "the refused attempt only");
+            assertEquals(1L, hostAttribute(server, "Refusals"), "the refusal counted once");
         }
     }
 

@@ -14,9 +14,11 @@ public final class Jetty12Exchanges extends JettyHooks<Jetty12Api> {
     public static final String SEND = "jetty.send";
     /** {@code findProtocolHandler}: request, response, status. */
     public static final String REFUSAL = "jetty.refusal";
+    /** {@code abort(cause)}: request, cause. */
+    public static final String ABORTED = "jetty.aborted";
 
     public Jetty12Exchanges(JettyExchanges core) {
-        super(core, SEND, REFUSAL, "client.transport.HttpRequest");
+        super(core, SEND, REFUSAL, ABORTED, "client.transport.HttpRequest");
     }
 
     @Override

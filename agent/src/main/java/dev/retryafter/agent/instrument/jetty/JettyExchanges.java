@@ -15,6 +15,7 @@ import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Jetty's HttpClient, governed without a thread asleep: the core both APIs share (Jetty 12's, {@link Jetty12Exchanges},
@@ -53,6 +54,10 @@ public final class JettyExchanges {
         final Object httpClient;
         /** Whether the engine has had the response that ends this request's attempts (a refusal handed back, a redirect). */
         volatile boolean answered;
+        /** The application's abort, heard from Jetty ({@link #aborted}); null while none. */
+        volatile Throwable aborted;
+        /** The wait for a turn under way, for an abort to end; null while none. */
+        volatile TurnWait waiting;
 
         Governed(JettyApi api, Call call, Object original, Object httpClient) {
             this.api = api;
@@ -146,9 +151,12 @@ public final class JettyExchanges {
         if (turn.isDone() && !turn.isCompletedExceptionally()) {
             return false; // its turn is now: Jetty sends it
         }
+        TurnWait wait = new TurnWait(governed);
         turn.whenComplete((went, failure) -> run(governed, "sending a governed " + api.client + " request", () -> {
-            Throwable cause = unwrap(failure);
-            if (cause instanceof HostHeldException) {
+            Throwable ended = wait.claim();
+            Throwable cause = ended != null ? ended : unwrap(failure);
+            if (ended != null || cause instanceof HostHeldException) {
+                requests.remove(request);
                 if (before instanceof Governed) { // a follow-up: the application listens to the conversation's first request
                     governed.api.failConversation(request, null, cause);
                 } else {
@@ -164,6 +172,62 @@ public final class JettyExchanges {
             governed.api.send(request, listener);
         }));
         return true;
+    }
+
+    /**
+     * Jetty aborted {@code request} with {@code cause} (the application did, or a watchdog of its): a wait for its turn,
+     * or its follow-up's, ends at once, and the request fails with that cause as Jetty fails an aborted one.
+     */
+    public void aborted(JettyApi api, Object request, Throwable cause) throws Exception {
+        Governed governed = requests.get(request);
+        Object underWay = api.underWay(api.conversation(request));
+        for (Object each : new Object[] {governed, underWay}) {
+            if (each instanceof Governed) {
+                Governed g = (Governed) each;
+                g.aborted = cause;
+                TurnWait wait = g.waiting;
+                if (wait != null) {
+                    wait.end(cause);
+                }
+            }
+        }
+    }
+
+    /**
+     * One wait of a governed request for its turn, which the application may end first by aborting the request, as it
+     * ends a request waiting in Jetty's queue. Whichever comes first of the turn and the abort decides ({@link #claim}).
+     * A total timeout ({@code Request.timeout}) does not end it: it runs for each attempt, as the agent's other clients'
+     * timeouts do, so that a wait the portal asks for does not fail the request.
+     */
+    private static final class TurnWait {
+        private static final int WAITING = 0;
+        private static final int GOING = 1;
+        private static final int ENDED = 2;
+        private final AtomicInteger state = new AtomicInteger(WAITING);
+        private final Governed governed;
+        private volatile Throwable why;
+
+        TurnWait(Governed governed) {
+            this.governed = governed;
+            governed.waiting = this;
+            if (governed.aborted != null) { // an abort heard before this wait was known
+                end(governed.aborted);
+            }
+        }
+
+        /** The application ended the request while it waited: its turn is given up, and {@link #claim} says why. */
+        void end(Throwable cause) {
+            if (state.compareAndSet(WAITING, ENDED)) {
+                why = cause;
+                governed.call.abandon();
+            }
+        }
+
+        /** As the turn ends: null when the request goes, else why the application ended it first (it does not go). */
+        Throwable claim() {
+            governed.waiting = null;
+            return state.compareAndSet(WAITING, GOING) ? null : why;
+        }
     }
 
     /**
@@ -313,6 +377,7 @@ public final class JettyExchanges {
             JettyApi api = governed.api;
             Object response = null;
             CompletableFuture<Void> turn;
+            TurnWait wait;
             try {
                 response = api.responseOf(result);
                 if (copy == null) { // the exchange failed before its headers were in: nothing was decided, its failure is the outcome
@@ -322,30 +387,29 @@ public final class JettyExchanges {
                 }
                 Throwable aborted = api.abortCause(governed.original);
                 if (aborted != null) {
-                    call.abandon();
-                    api.failConversation(request, response, aborted);
-                    return;
+                    governed.aborted = aborted;
                 }
                 turn = Turns.start(call);
+                wait = new TurnWait(governed);
             } catch (Throwable t) {
                 AgentLog.failure("retrying a " + api.client + " request", t);
                 turn = CompletableFuture.completedFuture(null);
+                wait = null;
                 requests.remove(copy);
                 granted.put(copy, PASS);
             }
             Object refused = response;
+            TurnWait waited = wait;
             turn.whenComplete((went, failure) -> run(governed, "sending a governed " + api.client + " request", () -> {
-                Throwable cause = unwrap(failure);
-                if (cause instanceof HostHeldException) {
-                    api.failConversation(request, refused, cause);
-                    return;
-                }
-                Throwable aborted = api.abortCause(governed.original);
-                if (aborted != null) {
-                    // The application aborted it while it waited: nothing more goes, the copy neither.
+                Throwable ended = waited == null ? null : waited.claim();
+                Throwable cause = ended != null ? ended : unwrap(failure);
+                if (ended != null || cause instanceof HostHeldException) {
+                    // The application aborted it while it waited, or its host is held: nothing
+                    // more goes, the copy neither. The engine has had the refusal the conversation now ends with.
                     call.endAttempt();
                     call.abandon();
-                    api.failConversation(request, refused, aborted);
+                    governed.answered = true;
+                    api.failConversation(request, refused, cause);
                     return;
                 }
                 if (cause != null) {

@@ -13,6 +13,7 @@ public abstract class JettyHooks<A extends JettyApi> implements ModuleHooks {
     protected final JettyExchanges core;
     private final String sendHook;
     private final String refusalHook;
+    private final String abortHook;
     /** The names below Jetty's root package of the classes the hooks are handed (or that those extend). */
     private final String[] handed;
     private final ClassValue<A> apis = new ClassValue<A>() {
@@ -34,10 +35,11 @@ public abstract class JettyHooks<A extends JettyApi> implements ModuleHooks {
         }
     };
 
-    protected JettyHooks(JettyExchanges core, String sendHook, String refusalHook, String... handed) {
+    protected JettyHooks(JettyExchanges core, String sendHook, String refusalHook, String abortHook, String... handed) {
         this.core = core;
         this.sendHook = sendHook;
         this.refusalHook = refusalHook;
+        this.abortHook = abortHook;
         this.handed = handed;
     }
 
@@ -46,7 +48,7 @@ public abstract class JettyHooks<A extends JettyApi> implements ModuleHooks {
 
     @Override
     public final String[] hooks() {
-        return new String[] {sendHook, refusalHook};
+        return new String[] {sendHook, refusalHook, abortHook};
     }
 
     /** Off, a request whose turn the agent granted is still let through: it holds a permit. */
@@ -54,16 +56,22 @@ public abstract class JettyHooks<A extends JettyApi> implements ModuleHooks {
     public final Object call(String hook, Object[] a, NewCalls newCalls) {
         Object handed = a[0];
         boolean refusal = hook.equals(refusalHook);
-        if (handed == null || !refusal && core.isOwnSend(handed)) {
+        boolean abort = hook.equals(abortHook);
+        if (handed == null || !refusal && !abort && core.isOwnSend(handed)) {
             return null;
         }
         A api = null;
         try {
             api = apis.get(handed.getClass());
+            if (abort) {
+                core.aborted(api, handed, (Throwable) a[1]);
+                return null;
+            }
             return refusal ? refusal(api, a) : send(api, a, newCalls) ? Boolean.TRUE : null;
         } catch (Throwable t) {
             String client = api == null ? "Jetty" : api.client;
-            AgentLog.failure(refusal ? "taking a " + client + " refusal" : "governing a " + client + " request", t);
+            AgentLog.failure(refusal ? "taking a " + client + " refusal" : abort ? "ending an aborted " + client + " request's wait"
+                    : "governing a " + client + " request", t);
             return null;
         }
     }

@@ -22,6 +22,7 @@ public final class JettyModule implements ClientModule {
     public Target[] targets() {
         return new Target[] {
             new Target("org.eclipse.jetty.client.transport.HttpRequest").advise("send/1", "jetty.SendAdvice")
+                    .advise("abort/1", "jetty.AbortAdvice")
                     .relocatable(ROOT, "send(Lorg/eclipse/jetty/client/Response$CompleteListener;)V"),
             new Target("org.eclipse.jetty.client.HttpClient").advise("findProtocolHandler/2", "jetty.RefusalAdvice")
                     .onlyIfDeclares(FIND_PROTOCOL_HANDLER)

@@ -17,6 +17,7 @@ public final class Jetty9to11Module implements ClientModule {
     public Target[] targets() {
         return new Target[] {
             new Target("org.eclipse.jetty.client.HttpRequest").advise("send/1", "jetty9to11.SendAdvice")
+                    .advise("abort/1", "jetty9to11.AbortAdvice")
                     .relocatable(JettyModule.ROOT, "send(Lorg/eclipse/jetty/client/api/Response$CompleteListener;)V"),
             new Target("org.eclipse.jetty.client.HttpConversation").advise("updateResponseListeners/1", "jetty9to11.RefusalAdvice")
                     .relocatable(JettyModule.ROOT, "updateResponseListeners(Lorg/eclipse/jetty/client/api/Response$ResponseListener;)V")};
