@@ -13,7 +13,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;
+import java.lang.ref.WeakReference;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -57,6 +59,28 @@ class JettyAttachedTest extends AbstractClientSuite {
     @Override
     int postReplayable(String url, String body) throws Exception {
         return CLIENT.POST(url).timeout(10, TimeUnit.SECONDS).body(new StringRequestContent(body)).send().getStatus();
+    }
+
+    /**
+     * The agent keeps nothing of a request once it is over: a governed request, answered, refused and retried, or
+     * redirected, can be collected (each stayed in the agent's map of governed requests for good, about 2 KB a request).
+     */
+    @Test
+    void aRequestOverIsNotKeptByTheAgent() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n == 1 ? Reply.refused("0") : n == 3 ? Reply.redirect("/records/9") : Reply.ok())) {
+            List<WeakReference<Request>> sent = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                Request request = CLIENT.newRequest(server.url("/records/" + i)).timeout(10, TimeUnit.SECONDS);
+                assertEquals(200, request.send().getStatus());
+                sent.add(new WeakReference<>(request));
+            }
+            assertEquals(5, server.requests(), "one answered, one refused and retried, one redirected");
+            for (int i = 0; i < 50 && sent.stream().anyMatch(r -> r.get() != null); i++) {
+                System.gc();
+                Thread.sleep(20);
+            }
+            assertTrue(sent.stream().allMatch(r -> r.get() == null), "every request collected once over");
+        }
     }
 
     /**

@@ -42,6 +42,7 @@ public abstract class JettyApi {
     private final Method send;
     private final Method onComplete;
     private final Method getAbortCause;
+    private final Method abort;
     private final Method getStatus;
     private final Method getHeaders;
     private final Method headerValue;
@@ -79,6 +80,7 @@ public abstract class JettyApi {
         send = request.getMethod("send", completeListener);
         onComplete = request.getMethod("onComplete", completeListener);
         getAbortCause = request.getMethod("getAbortCause");
+        abort = request.getMethod("abort", Throwable.class);
         getStatus = response.getMethod("getStatus");
         getHeaders = response.getMethod("getHeaders");
         headerValue = type("http.HttpFields").getMethod("get", String.class);
@@ -149,6 +151,10 @@ public abstract class JettyApi {
 
     final Throwable abortCause(Object request) throws Exception {
         return (Throwable) call(getAbortCause, request);
+    }
+
+    final void abort(Object request, Throwable cause) throws Exception {
+        call(abort, request, cause);
     }
 
     public final int status(Object response) throws Exception {

@@ -7,6 +7,7 @@ import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.instrument.Endpoint;
 import dev.retryafter.agent.report.Turns;
 
+import java.lang.ref.WeakReference;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.util.Collections;
@@ -15,7 +16,7 @@ import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Jetty's HttpClient, governed without a thread asleep: the core both APIs share (Jetty 12's, {@link Jetty12Exchanges},
@@ -49,21 +50,63 @@ public final class JettyExchanges {
     private static final class Governed implements InvocationHandler {
         final JettyApi api;
         final Call call;
-        final Object original;
+        /** Weakly: the maps key requests by it, and a value that held its key would keep the entry for good. */
+        private final WeakReference<Object> original;
         /** The request's {@code HttpClient}: its executor runs the agent's sends; 9.4-11 copy a request through it. */
         final Object httpClient;
         /** Whether the engine has had the response that ends this request's attempts (a refusal handed back, a redirect). */
         volatile boolean answered;
-        /** The application's abort, heard from Jetty ({@link #aborted}); null while none. */
+        /** The application's abort of the request (the first cause Jetty kept); null while none. */
         volatile Throwable aborted;
         /** The wait for a turn under way, for an abort to end; null while none. */
         volatile TurnWait waiting;
+        /**
+         * What the agent sends once a turn has come, until the attempt ends: an abort in the moment before its exchange
+         * joins the conversation (where Jetty's own abort reaches it) is passed to it ({@link #sent}, {@link #abort}).
+         */
+        final AtomicReference<Object> sending = new AtomicReference<>();
 
         Governed(JettyApi api, Call call, Object original, Object httpClient) {
             this.api = api;
             this.call = call;
-            this.original = original;
+            this.original = new WeakReference<>(original);
             this.httpClient = httpClient;
+        }
+
+        Object original() {
+            return original.get();
+        }
+
+        /**
+         * The application aborted the request with {@code cause}: a wait for a turn ends, and what the agent is sending
+         * is aborted too. Each side writes before it reads ({@link #sent}), so one of them sees the other.
+         */
+        void abort(Throwable cause) throws Exception {
+            if (aborted != null) {
+                return; // Jetty keeps the first cause, and so does the agent
+            }
+            aborted = cause;
+            TurnWait wait = waiting;
+            if (wait != null) {
+                wait.end(cause);
+            }
+            Object going = sending.getAndSet(null);
+            if (going != null) {
+                api.abort(going, cause);
+            }
+        }
+
+        /** The agent is about to send {@code request} (after its turn came): see {@link #abort}. */
+        void sending(Object request) {
+            sending.set(request);
+        }
+
+        /** The agent sent {@code request}: an abort heard meanwhile is passed to it. */
+        void sent(Object request) throws Exception {
+            Throwable cause = aborted;
+            if (cause != null && sending.compareAndSet(request, null)) {
+                api.abort(request, cause);
+            }
         }
 
         /**
@@ -80,6 +123,7 @@ public final class JettyExchanges {
                 AgentLog.failure("reading a " + api.client + " response", t);
             } finally {
                 answered = true;
+                sending.set(null);
                 call.endAttempt();
             }
         }
@@ -97,7 +141,8 @@ public final class JettyExchanges {
             Governed last = this;
             Object response = null;
             try {
-                last = (Governed) api.underWay(api.conversation(original));
+                Object request = original();
+                last = request == null ? this : (Governed) api.underWay(api.conversation(request));
                 response = args == null || args.length == 0 ? null : api.responseOf(args[0]);
             } catch (Throwable t) {
                 AgentLog.failure("ending a " + api.client + " attempt", t);
@@ -151,7 +196,15 @@ public final class JettyExchanges {
         if (turn.isDone() && !turn.isCompletedExceptionally()) {
             return false; // its turn is now: Jetty sends it
         }
-        TurnWait wait = new TurnWait(governed);
+        TurnWait wait;
+        try {
+            // Aborted already: before its send, or (a follow-up) the request it follows, whose abort the application made.
+            Throwable early = before instanceof Governed ? ((Governed) before).aborted : null;
+            governed.aborted = early != null ? early : api.abortCause(request);
+        } catch (Throwable t) {
+            AgentLog.failure("reading a " + api.client + " request's abort", t);
+        }
+        wait = new TurnWait(governed);
         turn.whenComplete((went, failure) -> run(governed, "sending a governed " + api.client + " request", () -> {
             Throwable ended = wait.claim();
             Throwable cause = ended != null ? ended : unwrap(failure);
@@ -169,27 +222,29 @@ public final class JettyExchanges {
                 requests.remove(request);
             }
             granted.put(request, cause == null ? governed : PASS);
+            governed.sending(request);
             governed.api.send(request, listener);
+            governed.sent(request);
         }));
         return true;
     }
 
     /**
-     * Jetty aborted {@code request} with {@code cause} (the application did, or a watchdog of its): a wait for its turn,
-     * or its follow-up's, ends at once, and the request fails with that cause as Jetty fails an aborted one.
+     * Jetty aborted {@code request} (the application did, or a watchdog of its): a wait for its turn, or its redirect
+     * follow-up's, ends at once, and the request fails with the abort's cause as Jetty fails an aborted one. Jetty's own
+     * aborts of an exchange in flight (its timeouts, a closed connection) are of the agent's copies, and Jetty fails those
+     * itself; they change nothing here.
      */
-    public void aborted(JettyApi api, Object request, Throwable cause) throws Exception {
+    public void aborted(JettyApi api, Object request) throws Exception {
         Governed governed = requests.get(request);
-        Object underWay = api.underWay(api.conversation(request));
-        for (Object each : new Object[] {governed, underWay}) {
-            if (each instanceof Governed) {
-                Governed g = (Governed) each;
-                g.aborted = cause;
-                TurnWait wait = g.waiting;
-                if (wait != null) {
-                    wait.end(cause);
-                }
-            }
+        Throwable cause = governed == null || governed.original() != request ? null : api.abortCause(request);
+        if (cause == null) {
+            return; // not the application's request, or an abort Jetty refused (a null cause)
+        }
+        governed.abort(cause);
+        Object underWay = api.underWay(api.conversation(request)); // read after the mark: see send()
+        if (underWay instanceof Governed && underWay != governed) {
+            ((Governed) underWay).abort(cause);
         }
     }
 
@@ -200,25 +255,24 @@ public final class JettyExchanges {
      * timeouts do, so that a wait the portal asks for does not fail the request.
      */
     private static final class TurnWait {
-        private static final int WAITING = 0;
-        private static final int GOING = 1;
-        private static final int ENDED = 2;
-        private final AtomicInteger state = new AtomicInteger(WAITING);
+        private static final Object WAITING = new Object();
+        private static final Object GOING = new Object();
+        /** {@link #WAITING}, {@link #GOING}, or the abort's cause. */
+        private final AtomicReference<Object> state = new AtomicReference<>(WAITING);
         private final Governed governed;
-        private volatile Throwable why;
 
         TurnWait(Governed governed) {
             this.governed = governed;
             governed.waiting = this;
-            if (governed.aborted != null) { // an abort heard before this wait was known
-                end(governed.aborted);
+            Throwable aborted = governed.aborted;
+            if (aborted != null) { // an abort heard before this wait was known
+                end(aborted);
             }
         }
 
-        /** The application ended the request while it waited: its turn is given up, and {@link #claim} says why. */
+        /** The application aborted the request while it waited: its turn is given up, and {@link #claim} says why. */
         void end(Throwable cause) {
-            if (state.compareAndSet(WAITING, ENDED)) {
-                why = cause;
+            if (state.compareAndSet(WAITING, cause)) {
                 governed.call.abandon();
             }
         }
@@ -226,7 +280,7 @@ public final class JettyExchanges {
         /** As the turn ends: null when the request goes, else why the application ended it first (it does not go). */
         Throwable claim() {
             governed.waiting = null;
-            return state.compareAndSet(WAITING, GOING) ? null : why;
+            return state.compareAndSet(WAITING, GOING) ? null : (Throwable) state.get();
         }
     }
 
@@ -385,9 +439,12 @@ public final class JettyExchanges {
                     api.failConversation(request, response, failed != null ? failed : new java.io.IOException("the refused exchange failed"));
                     return;
                 }
-                Throwable aborted = api.abortCause(governed.original);
-                if (aborted != null) {
-                    governed.aborted = aborted;
+                Throwable aborted = governed.aborted;
+                if (aborted != null) { // no turn taken for a request that will not go
+                    call.abandon();
+                    governed.answered = true;
+                    api.failConversation(request, response, aborted);
+                    return;
                 }
                 turn = Turns.start(call);
                 wait = new TurnWait(governed);
@@ -419,7 +476,9 @@ public final class JettyExchanges {
                     requests.put(copy, governed);
                     granted.putIfAbsent(copy, governed);
                 }
+                governed.sending(copy);
                 api.send(copy, null);
+                governed.sent(copy);
             }));
         }
     }

@@ -64,7 +64,7 @@ public abstract class JettyHooks<A extends JettyApi> implements ModuleHooks {
         try {
             api = apis.get(handed.getClass());
             if (abort) {
-                core.aborted(api, handed, (Throwable) a[1]);
+                core.aborted(api, handed);
                 return null;
             }
             return refusal ? refusal(api, a) : send(api, a, newCalls) ? Boolean.TRUE : null;
