@@ -232,8 +232,8 @@ public final class JettyExchanges {
     /**
      * Jetty aborted {@code request} (the application did, or a watchdog of its): a wait for its turn, or its redirect
      * follow-up's, ends at once, and the request fails with the abort's cause as Jetty fails an aborted one. Jetty's own
-     * aborts of an exchange in flight (its timeouts, a closed connection) are of the agent's copies, and Jetty fails those
-     * itself; they change nothing here.
+     * aborts of a copy of the agent's in flight (its timeouts, a closed connection) change nothing here: Jetty fails that
+     * exchange itself.
      */
     public void aborted(JettyApi api, Object request) throws Exception {
         Governed governed = requests.get(request);
