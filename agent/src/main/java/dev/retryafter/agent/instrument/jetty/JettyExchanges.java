@@ -56,8 +56,8 @@ public final class JettyExchanges {
         final Object httpClient;
         /** Whether the engine has had the response that ends this request's attempts (a refusal handed back, a redirect). */
         volatile boolean answered;
-        /** The application's abort of the request (the first cause Jetty kept); null while none. */
-        volatile Throwable aborted;
+        /** The application's abort of the request (the first cause Jetty kept); null while none. Set once. */
+        private final AtomicReference<Throwable> aborted = new AtomicReference<>();
         /** The wait for a turn under way, for an abort to end; null while none. */
         volatile TurnWait waiting;
         /**
@@ -82,10 +82,9 @@ public final class JettyExchanges {
          * is aborted too. Each side writes before it reads ({@link #sent}), so one of them sees the other.
          */
         void abort(Throwable cause) throws Exception {
-            if (aborted != null) {
+            if (!aborted.compareAndSet(null, cause)) {
                 return; // Jetty keeps the first cause, and so does the agent
             }
-            aborted = cause;
             TurnWait wait = waiting;
             if (wait != null) {
                 wait.end(cause);
@@ -96,14 +95,24 @@ public final class JettyExchanges {
             }
         }
 
-        /** The agent is about to send {@code request} (after its turn came): see {@link #abort}. */
-        void sending(Object request) {
-            sending.set(request);
+        Throwable aborted() {
+            return aborted.get();
         }
 
-        /** The agent sent {@code request}: an abort heard meanwhile is passed to it. */
-        void sent(Object request) throws Exception {
-            Throwable cause = aborted;
+        /**
+         * The agent sends {@code request} (after its turn came, with {@code listener}): an abort heard meanwhile is passed
+         * to it (see {@link #abort}). Should Jetty throw rather than fail the request, the attempt is over.
+         */
+        void send(Object request, Object listener) throws Exception {
+            sending.set(request);
+            try {
+                api.send(request, listener);
+            } catch (Throwable t) {
+                sending.compareAndSet(request, null);
+                end(null);
+                throw t;
+            }
+            Throwable cause = aborted.get();
             if (cause != null && sending.compareAndSet(request, null)) {
                 api.abort(request, cause);
             }
@@ -194,17 +203,27 @@ public final class JettyExchanges {
             return false;
         }
         if (turn.isDone() && !turn.isCompletedExceptionally()) {
+            Throwable followed = before instanceof Governed ? ((Governed) before).aborted() : null;
+            if (followed != null) { // a follow-up of a request the application aborted: Jetty fails it at its send
+                try {
+                    api.abort(request, followed);
+                } catch (Throwable t) {
+                    AgentLog.failure("aborting a " + api.client + " request's follow-up", t);
+                }
+            }
             return false; // its turn is now: Jetty sends it
         }
-        TurnWait wait;
         try {
             // Aborted already: before its send, or (a follow-up) the request it follows, whose abort the application made.
-            Throwable early = before instanceof Governed ? ((Governed) before).aborted : null;
-            governed.aborted = early != null ? early : api.abortCause(request);
+            Throwable early = before instanceof Governed ? ((Governed) before).aborted() : null;
+            early = early != null ? early : api.abortCause(request);
+            if (early != null) {
+                governed.abort(early);
+            }
         } catch (Throwable t) {
             AgentLog.failure("reading a " + api.client + " request's abort", t);
         }
-        wait = new TurnWait(governed);
+        TurnWait wait = new TurnWait(governed);
         turn.whenComplete((went, failure) -> run(governed, "sending a governed " + api.client + " request", () -> {
             Throwable ended = wait.claim();
             Throwable cause = ended != null ? ended : unwrap(failure);
@@ -222,9 +241,7 @@ public final class JettyExchanges {
                 requests.remove(request);
             }
             granted.put(request, cause == null ? governed : PASS);
-            governed.sending(request);
-            governed.api.send(request, listener);
-            governed.sent(request);
+            governed.send(request, listener);
         }));
         return true;
     }
@@ -233,7 +250,8 @@ public final class JettyExchanges {
      * Jetty aborted {@code request} (the application did, or a watchdog of its): a wait for its turn, or its redirect
      * follow-up's, ends at once, and the request fails with the abort's cause as Jetty fails an aborted one. Jetty's own
      * aborts of a copy of the agent's in flight (its timeouts, a closed connection) change nothing here: Jetty fails that
-     * exchange itself.
+     * exchange itself. Its aborts of the application's own request in flight (the first attempt) are read as the
+     * application's: a refusal that exchange brought is then not retried, as before the agent heard aborts.
      */
     public void aborted(JettyApi api, Object request) throws Exception {
         Governed governed = requests.get(request);
@@ -264,7 +282,7 @@ public final class JettyExchanges {
         TurnWait(Governed governed) {
             this.governed = governed;
             governed.waiting = this;
-            Throwable aborted = governed.aborted;
+            Throwable aborted = governed.aborted();
             if (aborted != null) { // an abort heard before this wait was known
                 end(aborted);
             }
@@ -426,6 +444,7 @@ public final class JettyExchanges {
         /** The refused exchange is over: its permit goes back, and the copy goes when its turn comes. */
         private void retry(Object result) {
             Call call = governed.call;
+            governed.sending.set(null); // that attempt is over: an abort now has nothing in flight to reach
             call.endAttempt();
             Object copy = next;
             JettyApi api = governed.api;
@@ -439,7 +458,7 @@ public final class JettyExchanges {
                     api.failConversation(request, response, failed != null ? failed : new java.io.IOException("the refused exchange failed"));
                     return;
                 }
-                Throwable aborted = governed.aborted;
+                Throwable aborted = governed.aborted();
                 if (aborted != null) { // no turn taken for a request that will not go
                     call.abandon();
                     governed.answered = true;
@@ -450,6 +469,9 @@ public final class JettyExchanges {
                 wait = new TurnWait(governed);
             } catch (Throwable t) {
                 AgentLog.failure("retrying a " + api.client + " request", t);
+                if (copy == null || governed.aborted() != null) {
+                    return; // nothing to send, or nothing the application wants sent
+                }
                 turn = CompletableFuture.completedFuture(null);
                 wait = null;
                 requests.remove(copy);
@@ -476,9 +498,7 @@ public final class JettyExchanges {
                     requests.put(copy, governed);
                     granted.putIfAbsent(copy, governed);
                 }
-                governed.sending(copy);
-                api.send(copy, null);
-                governed.sent(copy);
+                governed.send(copy, null);
             }));
         }
     }
