@@ -6,7 +6,7 @@ import net.bytebuddy.asm.Advice;
 /**
  * {@code HttpRequest.abort(Throwable)}, the application's (often a watchdog's hard timeout) or Jetty's own: a request
  * waiting for its turn, or for the turn of the copy the agent sends after a refusal, stops waiting at once and fails
- * with the abort's cause, as Jetty fails a request aborted in its queue. No Jetty type is named.
+ * with the abort's cause (as Jetty kept it), as Jetty fails a request aborted in its queue. No Jetty type is named.
  */
 public final class AbortAdvice {
 
@@ -14,7 +14,7 @@ public final class AbortAdvice {
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class)
-    static void exit(@Advice.This Object request, @Advice.Argument(0) Throwable cause) {
-        AgentHooks.module("jetty.aborted", new Object[] {request, cause});
+    static void exit(@Advice.This Object request) {
+        AgentHooks.module("jetty.aborted", new Object[] {request});
     }
 }

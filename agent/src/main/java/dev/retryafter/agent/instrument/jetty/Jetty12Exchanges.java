@@ -14,7 +14,7 @@ public final class Jetty12Exchanges extends JettyHooks<Jetty12Api> {
     public static final String SEND = "jetty.send";
     /** {@code findProtocolHandler}: request, response, status. */
     public static final String REFUSAL = "jetty.refusal";
-    /** {@code abort(cause)}: request, cause. */
+    /** {@code abort(cause)}: the request (its cause is read from it, as Jetty kept it). */
     public static final String ABORTED = "jetty.aborted";
 
     public Jetty12Exchanges(JettyExchanges core) {

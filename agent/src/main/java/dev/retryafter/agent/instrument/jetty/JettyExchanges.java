@@ -62,7 +62,7 @@ public final class JettyExchanges {
         volatile TurnWait waiting;
         /**
          * What the agent sends once a turn has come, until the attempt ends: an abort in the moment before its exchange
-         * joins the conversation (where Jetty's own abort reaches it) is passed to it ({@link #sent}, {@link #abort}).
+         * joins the conversation (where Jetty's own abort reaches it) is passed to it ({@link #send}, {@link #abort}).
          */
         final AtomicReference<Object> sending = new AtomicReference<>();
 
@@ -79,7 +79,7 @@ public final class JettyExchanges {
 
         /**
          * The application aborted the request with {@code cause}: a wait for a turn ends, and what the agent is sending
-         * is aborted too. Each side writes before it reads ({@link #sent}), so one of them sees the other.
+         * is aborted too. Each side writes before it reads ({@link #send}), so one of them sees the other.
          */
         void abort(Throwable cause) throws Exception {
             if (!aborted.compareAndSet(null, cause)) {
@@ -108,7 +108,6 @@ public final class JettyExchanges {
             try {
                 api.send(request, listener);
             } catch (Throwable t) {
-                sending.compareAndSet(request, null);
                 end(null);
                 throw t;
             }

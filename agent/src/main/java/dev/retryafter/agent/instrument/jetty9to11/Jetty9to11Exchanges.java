@@ -20,7 +20,7 @@ public final class Jetty9to11Exchanges extends JettyHooks<Jetty9to11Api> {
     public static final String SEND = "jetty9to11.send";
     /** {@code updateResponseListeners(null)}: the conversation. */
     public static final String REFUSAL = "jetty9to11.refusal";
-    /** {@code abort(cause)}: request, cause. */
+    /** {@code abort(cause)}: the request (its cause is read from it, as Jetty kept it). */
     public static final String ABORTED = "jetty9to11.aborted";
 
     public Jetty9to11Exchanges(JettyExchanges core) {
