@@ -3,6 +3,7 @@ package dev.retryafter.it.attached;
 import dev.retryafter.it.harness.MinSleepFloor;
 import dev.retryafter.it.harness.ScriptedServer;
 import dev.retryafter.it.harness.ScriptedServer.Reply;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -44,6 +45,30 @@ abstract class AbstractClientSuite {
         try (ScriptedServer server = new ScriptedServer(n -> n < 2 ? Reply.refused("0") : Reply.ok())) {
             assertEquals(200, get(server.url("/records/1?apikey=s3cr3t")));
             assertEquals(3, server.requests());
+        }
+    }
+
+    /**
+     * GETs {@code url} with the client's own timeout for a whole exchange at {@code timeoutMillis}, reads and closes the
+     * body, and returns the status. A client with no such timeout, or whose timeout counts across the agent's waits
+     * (OkHttp's call timeout, a cancel), does not override it, and the test below is skipped for it.
+     */
+    int getWithin(String url, long timeoutMillis) throws Exception {
+        Assumptions.abort("no timeout for one exchange");
+        return 0;
+    }
+
+    /**
+     * A client's own timeout runs for each attempt, not across the agent's waits: a refusal that asks for a wait (1 s)
+     * longer than the timeout (400 ms) is waited out and the record arrives, rather than failing as timed out.
+     */
+    @Test
+    void aClientsOwnTimeoutRunsForEachAttempt() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n < 1 ? Reply.refused("1") : Reply.ok())) {
+            assertEquals(200, getWithin(server.url("/records/1"), 400));
+            assertEquals(2, server.requests());
+            long waitedMillis = (server.arrivals.get(1) - server.arrivals.get(0)) / 1_000_000;
+            assertTrue(waitedMillis > 400, () -> "the agent's wait, " + waitedMillis + " ms, outlasted the timeout");
         }
     }
 

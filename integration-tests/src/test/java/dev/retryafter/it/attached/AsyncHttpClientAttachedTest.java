@@ -39,6 +39,12 @@ class AsyncHttpClientAttachedTest extends AbstractClientSuite {
         return CLIENT.prepareGet(url).execute().get(30, TimeUnit.SECONDS).getStatusCode();
     }
 
+    @Override
+    int getWithin(String url, long timeoutMillis) throws Exception {
+        return CLIENT.prepareGet(url).setRequestTimeout(java.time.Duration.ofMillis(timeoutMillis)).execute()
+                .get(30, TimeUnit.SECONDS).getStatusCode();
+    }
+
     /** A stream, which the client sends once. */
     @Override
     int postOnce(String url, String body) throws Exception {

@@ -37,6 +37,12 @@ class JdkHttpClientAttachedTest extends AbstractClientSuite {
     }
 
     @Override
+    int getWithin(String url, long timeoutMillis) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(java.time.Duration.ofMillis(timeoutMillis)).build();
+        return client.send(request, BodyHandlers.ofString()).statusCode();
+    }
+
+    @Override
     int postOnce(String url, String body) throws Exception {
         HttpRequest post = HttpRequest.newBuilder(URI.create(url)).timeout(TIMEOUT)
                 .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8))))

@@ -50,6 +50,11 @@ class JettyAttachedTest extends AbstractClientSuite {
     }
 
     @Override
+    int getWithin(String url, long timeoutMillis) throws Exception {
+        return CLIENT.newRequest(url).timeout(timeoutMillis, TimeUnit.MILLISECONDS).send().getStatus();
+    }
+
+    @Override
     int postOnce(String url, String body) throws Exception {
         return CLIENT.POST(url).timeout(10, TimeUnit.SECONDS)
                 .body(new InputStreamRequestContent(new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8))))

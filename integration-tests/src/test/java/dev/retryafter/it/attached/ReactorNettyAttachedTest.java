@@ -27,6 +27,13 @@ class ReactorNettyAttachedTest extends AbstractClientSuite {
                 .block(AT_MOST);
     }
 
+    @Override
+    int getWithin(String url, long timeoutMillis) {
+        return CLIENT.responseTimeout(java.time.Duration.ofMillis(timeoutMillis)).get().uri(url)
+                .responseSingle((response, body) -> body.asString().defaultIfEmpty("").thenReturn(response.status().code()))
+                .block(AT_MOST);
+    }
+
     /** A unicast sink's flux, which takes one subscriber only. */
     @Override
     int postOnce(String url, String body) {

@@ -33,6 +33,11 @@ class VertxWebClientAttachedTest extends AbstractClientSuite {
         return CLIENT.getAbs(url).send().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS).statusCode();
     }
 
+    @Override
+    int getWithin(String url, long timeoutMillis) throws Exception {
+        return CLIENT.getAbs(url).timeout(timeoutMillis).send().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS).statusCode();
+    }
+
     /** A file's stream ({@code sendStream}), which Vert.x sends once. */
     @Override
     int postOnce(String url, String body) throws Exception {
