@@ -35,6 +35,7 @@ class CancelWhileWaitingTest {
 
     private static final long WAIT_MILLIS = 30_000;
     private static final Pattern ENDED = Pattern.compile("(EXECUTE|ENQUEUE|CANCEL|ABORT|DISCONNECT) (\\d+) ms: (.*)");
+    private static final Pattern ENDED_WHILE_WAITING = Pattern.compile("(\\d+) ended by the application while waiting");
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"okhttp3", "okhttp", "okhttp5"})
@@ -43,7 +44,8 @@ class CancelWhileWaitingTest {
              ScriptedServer timedOut = new ScriptedServer(n -> Reply.refused("0"));
              ScriptedServer timedOutAsync = new ScriptedServer(n -> Reply.refused("0"));
              ScriptedServer cancelled = new ScriptedServer(n -> Reply.refused("0"))) {
-            ChildJvm jvm = Clients.onClasspath(new ChildJvm(Jdk.JAVA_17), client).classpathEntry(TestClasspath.testClasses());
+            ChildJvm jvm = Clients.onClasspath(new ChildJvm(Jdk.JAVA_17), client).classpathEntry(TestClasspath.testClasses())
+                    .jvmArg("-Dretry-after-agent.summary-interval-ms=500"); // the host's summary each half second, not each minute
             ChildJvm.Result result = jvm.withAgent("config=" + policy()).timeout(Duration.ofSeconds(150))
                     .main("dev.retryafter.it.apps.OkHttpCancelApp", warmUp.url("/"), timedOut.url("/records/1"), timedOutAsync.url("/records/2"),
                             cancelled.url("/records/3")).run();
@@ -51,6 +53,8 @@ class CancelWhileWaitingTest {
             assertEquals(1, timedOut.requests(), "nothing sent after the call ended");
             assertEquals(1, timedOutAsync.requests());
             assertEquals(1, cancelled.requests());
+            assertTrue(result.stderr.contains("1 request ended by the application while waiting (a cancel"),
+                    () -> "the host's summary says so, as the host's waits outlast the call timeout\n" + result);
         }
     }
 
@@ -127,5 +131,12 @@ class CancelWhileWaitingTest {
                     + WAIT_MILLIS + " ms wait: " + ended.group() + "\n" + result);
         }
         assertEquals(requests, calls, result::toString);
+        // And an operator sees them: the exit report counts each request the application ended while it waited.
+        Matcher counted = ENDED_WHILE_WAITING.matcher(result.stderr);
+        int told = 0;
+        while (counted.find()) {
+            told += Integer.parseInt(counted.group(1));
+        }
+        assertEquals(requests, told, result::toString);
     }
 }

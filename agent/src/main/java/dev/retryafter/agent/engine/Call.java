@@ -116,6 +116,7 @@ public final class Call {
             try {
                 sleep(own);
             } catch (InterruptedException e) {
+                endedWhileWaiting();
                 Thread.currentThread().interrupt();
                 throw e;
             }
@@ -162,6 +163,7 @@ public final class Call {
             markSent(now);
         } catch (InterruptedException e) {
             releasePermit();
+            endedWhileWaiting();
             Thread.currentThread().interrupt();
             throw e;
         } catch (HostHeldException | RuntimeException | Error e) {
@@ -356,6 +358,9 @@ public final class Call {
             if (PHASE.compareAndSet(this, now, ABANDONED)) {
                 if (now == SENT) {
                     return; // endAttempt gives the permit back
+                }
+                if (now == WAITING) {
+                    endedWhileWaiting();
                 }
                 break;
             }
@@ -584,6 +589,20 @@ public final class Call {
             engine.sleeper.sleep(millis, this::abandoned);
         } finally {
             sleeping = null;
+        }
+    }
+
+    /**
+     * The application ended this call while it waited for its turn (its cancel, abort or disconnect came through
+     * {@link #abandon()}; an interrupt through the blocking turn): counted for the host, and told.
+     */
+    private void endedWhileWaiting() {
+        try {
+            HostState state = host();
+            state.onEndedWhileWaiting();
+            engine.listener.onEndedWhileWaiting(state);
+        } catch (RuntimeException e) {
+            // A count, and what is said of it, must not change how the call ends.
         }
     }
 

@@ -38,6 +38,13 @@ public interface DecisionListener {
     }
 
     /**
+     * The application ended a request while the agent made it wait (its cancel, abort, disconnect, interrupt, or a
+     * timeout of its own that does one of these): a watchdog shorter than the host's waits shows here.
+     */
+    default void onEndedWhileWaiting(HostState host) {
+    }
+
+    /**
      * Observe mode let a request go at once that enforce mode would have held back, queued or
      * failed fast ({@link ObservedTurn#changesAnything()}); told for no other request.
      */

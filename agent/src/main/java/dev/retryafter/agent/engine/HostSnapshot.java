@@ -30,6 +30,8 @@ public final class HostSnapshot {
     public final double pacePerSecond;
     public final long holds;
     public final long heldRequests;
+    /** Requests the application ended (cancelled, aborted, interrupted) while they waited for their turn. */
+    public final long endedWhileWaiting;
     private final long holdUntilMillis;
     /** Requests holding a permit now: sent, or waiting for their moment to go. */
     public final int inFlight;
@@ -49,7 +51,7 @@ public final class HostSnapshot {
 
     HostSnapshot(String host, String policy, long requests, long refusals, long[][] refusalsByStatus, long retries, long gaveUp,
                  long waitedMillis, long longestWaitMillis, Category category, double medianRatio, int learnedCeiling, long windowMillis,
-                 double pacePerSecond, long holds, long heldRequests, long holdUntilMillis, int inFlight, int maxConcurrency,
+                 double pacePerSecond, long holds, long heldRequests, long endedWhileWaiting, long holdUntilMillis, int inFlight, int maxConcurrency,
                  Decision lastDecision, long lastDecisionMillis, ObservedCounts observed, String hints,
                  WaitsByCause waitedByCause) {
         this.host = host;
@@ -68,6 +70,7 @@ public final class HostSnapshot {
         this.pacePerSecond = pacePerSecond;
         this.holds = holds;
         this.heldRequests = heldRequests;
+        this.endedWhileWaiting = endedWhileWaiting;
         this.holdUntilMillis = holdUntilMillis;
         this.inFlight = inFlight;
         this.maxConcurrency = maxConcurrency;

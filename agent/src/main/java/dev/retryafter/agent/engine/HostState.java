@@ -88,6 +88,8 @@ public final class HostState {
     private long gaveUp;
     private long holds;
     private long heldRequests;
+    /** Requests the application ended while they waited for their turn ({@link #onEndedWhileWaiting()}). */
+    private long endedWhileWaiting;
     private long waitedMillis;
     private long longestWaitMillis;
     /** The time requests waited before they were sent, by cause: indexed by {@link Reason#ordinal()}. */
@@ -185,6 +187,11 @@ public final class HostState {
             }
         }
         return held;
+    }
+
+    /** The application ended a request while it waited for its turn here (a cancel, an abort, an interrupt). */
+    synchronized void onEndedWhileWaiting() {
+        endedWhileWaiting++;
     }
 
     private synchronized HostHeldException probeOut(long now) {
@@ -696,7 +703,7 @@ public final class HostState {
         return new HostSnapshot(key, policy.name(), sends.get(), refusals, refusalsByStatus.pairs(), retries, gaveUp, waitedMillis,
                 longestWaitMillis, Decide.categoryOf(policy, known, limit.learnedWindowMillis()),
                 known.characterisation(limit.learnedWindowMillis()).rawMedianRatio(), known.learnedCeiling().orElse(LearnedLimit.NONE), windowMillis(),
-                AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests,
+                AdaptivePace.rate(paceOf(known), policy.headroom(), now), holds, heldRequests, endedWhileWaiting,
                 known.isHeldAt(now) ? known.holdUntilMillis : Long.MIN_VALUE, permits.inUse(), learnedCap.cap(),
                 lastDecision, lastDecisionMillis,
                 new ObservedCounts(observedRetries, observedRetryWaitMillis, observedGaveUp, observedDelays,

@@ -77,6 +77,7 @@ final class DescribedMBean extends StandardMBean {
         texts.put("LongestWaitMillis", "The longest single wait decided, milliseconds");
         texts.put("Holds", "Holds so far");
         texts.put("HeldRequests", "Requests failed fast because it was held");
+        texts.put("EndedWhileWaiting", "Requests the application ended (cancelled, aborted, interrupted) while they waited for their turn");
         texts.put("Held", "Whether it is held now");
         texts.put("HeldUntil", "When the hold ends, ISO-8601; empty when not held");
         texts.put("LastDecision", "The decision line of the last refusal; empty before the first");

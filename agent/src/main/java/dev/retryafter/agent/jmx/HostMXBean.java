@@ -63,6 +63,9 @@ public interface HostMXBean {
     /** Requests failed fast because the host was held. */
     long getHeldRequests();
 
+    /** Requests the application ended (cancelled, aborted, interrupted) while they waited for their turn. */
+    long getEndedWhileWaiting();
+
     boolean isHeld();
 
     /** When the hold ends, ISO-8601; empty when not held. */

@@ -127,6 +127,11 @@ final class HostView implements HostMXBean {
     }
 
     @Override
+    public long getEndedWhileWaiting() {
+        return now().endedWhileWaiting;
+    }
+
+    @Override
     public boolean isHeld() {
         return now().holdUntil().isPresent();
     }

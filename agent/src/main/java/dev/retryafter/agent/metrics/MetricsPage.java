@@ -136,6 +136,10 @@ public final class MetricsPage {
         HELD_REQUESTS("held_requests", MetricsText.Type.COUNTER, "Requests that failed fast because the host was held") {
             @Override double of(HostSnapshot s) { return s.heldRequests; }
         },
+        ENDED_WHILE_WAITING("requests_ended_while_waiting", MetricsText.Type.COUNTER,
+                "Requests the application ended (cancelled, aborted, interrupted) while they waited for their turn") {
+            @Override double of(HostSnapshot s) { return s.endedWhileWaiting; }
+        },
         PACE("pace_requests_per_second", MetricsText.Type.GAUGE, "The pace the host's requests are sent at; 0 when not paced") {
             @Override double of(HostSnapshot s) { return s.pacePerSecond; }
         },

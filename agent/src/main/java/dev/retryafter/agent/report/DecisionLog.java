@@ -233,6 +233,15 @@ public final class DecisionLog implements DecisionListener {
 
     // ---- waits
 
+    /** The application ended a request while it waited: the host's summary counts it (a watchdog shorter than the waits). */
+    @Override
+    public void onEndedWhileWaiting(HostState host) {
+        HostMinute minute = minute(host);
+        synchronized (minute) {
+            minute.endedWhileWaiting++;
+        }
+    }
+
     /** A request's turn waited: one DEBUG line with each cause, as the engine named it, and the host's summary counts it. */
     @Override
     public void onTurnWaited(HostState host, WaitedTurn turn) {
@@ -423,6 +432,10 @@ public final class DecisionLog implements DecisionListener {
         if (m.failedFast > 0) {
             said.add(m.failedFast + (m.failedFast == 1 ? " request" : " requests") + " failed fast, the host being held");
         }
+        if (m.endedWhileWaiting > 0) {
+            said.add(m.endedWhileWaiting + (m.endedWhileWaiting == 1 ? " request" : " requests")
+                    + " ended by the application while waiting (a cancel, an abort, an interrupt, or a timeout shorter than the waits)");
+        }
         if (m.wouldWaitRequests > 0 || m.wouldQueue > 0) {
             said.add("enforce mode would have made " + m.wouldWaitRequests + " requests wait " + HostMinute.seconds(m.wouldWaitMillis)
                     + " in all (" + causes(m.wouldPaceMillis, m.wouldRefusalMillis, 0, 0, 0) + ")"
@@ -444,7 +457,7 @@ public final class DecisionLog implements DecisionListener {
                 .figure("requestsWaited", m.requestsWaited).figure("waitedMillis", m.waitedMillis)
                 .figure("paceMillis", m.paceMillis).figure("refusalWaitMillis", m.refusalMillis)
                 .figure("queueMillis", m.queueMillis).figure("hintsMillis", m.hintsMillis)
-                .figure("refusals", m.refusals).figure("failedFast", m.failedFast)
+                .figure("refusals", m.refusals).figure("failedFast", m.failedFast).figure("endedWhileWaiting", m.endedWhileWaiting)
                 .figure("mode", observed ? Mode.OBSERVE.label() : Mode.ENFORCE.label())
                 .figure("wouldWaitRequests", observed ? m.wouldWaitRequests : null)
                 .figure("wouldWaitMillis", observed ? m.wouldWaitMillis : null)

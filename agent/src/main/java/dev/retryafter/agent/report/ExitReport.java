@@ -56,6 +56,7 @@ public final class ExitReport {
                 s.category.label(), s.learnedCeiling().isPresent() ? s.learnedCeiling().getAsInt() + " per " + DecisionLine.duration(s.windowMillis) : "none",
                 s.pacePerSecond > 0 ? String.format(Locale.ROOT, "%.1f/min", s.pacePerMinute()) : "none", s.holds, s.heldRequests,
                 "none".equals(s.hints) ? "" : ", rate-limit hints " + s.hints)
+                + (s.endedWhileWaiting > 0 ? ", " + s.endedWhileWaiting + " ended by the application while waiting" : "")
                 + (s.lastDecision().isPresent() ? ", last reason " + lastReason(s) : "")
                 + waitedFor(s.waitedByCause)
                 + (observed == null ? "" : "; " + observed);
@@ -181,6 +182,7 @@ public final class ExitReport {
         json.name("pacePerMinute").value(s.pacePerSecond > 0 ? rounded(s.pacePerMinute(), 100) : null);
         json.name("holds").value(s.holds);
         json.name("heldRequests").value(s.heldRequests);
+        json.name("endedWhileWaiting").value(s.endedWhileWaiting);
         json.name("holdUntil").value(s.holdUntil().isPresent() ? Instant.ofEpochMilli(s.holdUntil().getAsLong()).toString() : null);
         json.name("rateLimitHints").value(s.hints);
         json.name("lastReason").value(s.lastDecision().isPresent() ? lastReason(s) : null);

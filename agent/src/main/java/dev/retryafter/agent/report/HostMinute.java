@@ -26,6 +26,8 @@ final class HostMinute {
     String refusalCause;
     long refusals;
     long failedFast;
+    /** Requests the application ended while they waited (its cancel, abort, interrupt). */
+    long endedWhileWaiting;
     // Observe mode: what enforce mode would have done.
     long wouldWaitRequests;
     long wouldWaitMillis;
@@ -49,12 +51,12 @@ final class HostMinute {
     }
 
     synchronized boolean anything() {
-        return requestsWaited > 0 || refusals > 0 || failedFast > 0 || wouldWaitRequests > 0 || wouldQueue > 0
+        return requestsWaited > 0 || refusals > 0 || failedFast > 0 || endedWhileWaiting > 0 || wouldWaitRequests > 0 || wouldQueue > 0
                 || observedRefusals > 0 || wouldFailFast > 0;
     }
 
     synchronized void reset() {
-        requestsWaited = waitedMillis = paceMillis = refusalMillis = queueMillis = hintsMillis = refusals = failedFast = 0;
+        requestsWaited = waitedMillis = paceMillis = refusalMillis = queueMillis = hintsMillis = refusals = failedFast = endedWhileWaiting = 0;
         wouldWaitRequests = wouldWaitMillis = wouldPaceMillis = wouldRefusalMillis = wouldQueue = 0;
         observedRefusals = wouldRetry = wouldGiveUp = wouldFailFast = 0;
     }

@@ -222,6 +222,7 @@ class CallTest {
         assertTrue(waiter.thrown.get() instanceof InterruptedException, String.valueOf(waiter.thrown.get()));
         assertTrue(waiter.interrupted.get(), "the interrupt flag is kept");
         assertTrue(refused.host().permits().isIdle(), "the permit went back");
+        assertEquals(1, refused.host().snapshot(0).endedWhileWaiting, "counted as ended by the application while it waited");
     }
 
     /** A cancel from another thread (OkHttp's cancel() or call timeout) ends a blocking wait at once, no interrupt needed. */
@@ -234,6 +235,7 @@ class CallTest {
         assertTrue(waiter.thrown.get() instanceof CancellationException, String.valueOf(waiter.thrown.get()));
         assertFalse(waiter.interrupted.get(), "the thread was not interrupted");
         assertTrue(refused.host().permits().isIdle(), "the permit went back");
+        assertEquals(1, refused.host().snapshot(0).endedWhileWaiting, "counted as ended by the application while it waited");
     }
 
     /** A blocking turn queued behind the host's cap ends at the cancel too, and takes no permit later. */
@@ -388,6 +390,50 @@ class CallTest {
         assertFalse(waiting.isDone());
         refused.abandon();
         assertTrue(holder.host().permits().isIdle());
+    }
+
+    /**
+     * What shows an operator a watchdog shorter than the host's waits: a call the application ends while it waits for
+     * its turn is counted for the host and told, once; one ended in flight, or after it was over, is not.
+     */
+    @Test
+    void aCallEndedWhileItWaitsIsCountedOnce() throws Exception {
+        AtomicInteger told = new AtomicInteger();
+        RetryEngine engine = RetryEngine.builder().policies(PolicyLookup.everyHost(Policy.builder().maxConcurrency(1).build()))
+                .listener(new DecisionListener() {
+                    @Override
+                    public void onRefusal(HostState host, Decision decision) {
+                    }
+
+                    @Override
+                    public void onRecharacterised(HostState host, CharacterisationChange change) {
+                    }
+
+                    @Override
+                    public void onHeldRequest(HostState host, HostHeldException failure) {
+                    }
+
+                    @Override
+                    public void onEndedWhileWaiting(HostState host) {
+                        told.incrementAndGet();
+                    }
+                }).build();
+        Call sent = engine.open("portal.example", 443, true);
+        sent.turn().join();
+        Call queued = engine.open("portal.example", 443, true);
+        CompletableFuture<Void> waiting = queued.turn();
+        assertFalse(waiting.isDone(), "queued behind the cap of 1");
+        queued.abandon();
+        queued.abandon();                    // a second cancel changes nothing
+        sent.abandon();                      // in flight: the application ended an exchange, not a wait
+        sent.endAttempt();
+        Call over = engine.open("portal.example", 443, true);
+        over.turn().join();
+        over.onResponse(200, null);
+        over.endAttempt();
+        over.abandon();                      // a cancel after the request was over
+        assertEquals(1, sent.host().snapshot(0).endedWhileWaiting);
+        assertEquals(1, told.get());
     }
 
     @Test
