@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * Jetty's HttpClient, governed without a thread asleep: the core both APIs share (Jetty 12's, {@link Jetty12Exchanges},
@@ -48,6 +49,12 @@ public final class JettyExchanges {
      * application's request is the listener of its conversation's end ({@link #invoke}).
      */
     private static final class Governed implements InvocationHandler {
+        // Fields updated atomically, not AtomicReferences: no allocation more for every governed request.
+        private static final AtomicReferenceFieldUpdater<Governed, Throwable> ABORTED =
+                AtomicReferenceFieldUpdater.newUpdater(Governed.class, Throwable.class, "aborted");
+        private static final AtomicReferenceFieldUpdater<Governed, Object> SENDING =
+                AtomicReferenceFieldUpdater.newUpdater(Governed.class, Object.class, "sending");
+
         final JettyApi api;
         final Call call;
         /** Weakly: the maps key requests by it, and a value that held its key would keep the entry for good. */
@@ -57,14 +64,14 @@ public final class JettyExchanges {
         /** Whether the engine has had the response that ends this request's attempts (a refusal handed back, a redirect). */
         volatile boolean answered;
         /** The application's abort of the request (the first cause Jetty kept); null while none. Set once. */
-        private final AtomicReference<Throwable> aborted = new AtomicReference<>();
+        private volatile Throwable aborted;
         /** The wait for a turn under way, for an abort to end; null while none. */
         volatile TurnWait waiting;
         /**
          * What the agent sends once a turn has come, until the attempt ends: an abort in the moment before its exchange
          * joins the conversation (where Jetty's own abort reaches it) is passed to it ({@link #send}, {@link #abort}).
          */
-        final AtomicReference<Object> sending = new AtomicReference<>();
+        private volatile Object sending;
 
         Governed(JettyApi api, Call call, Object original, Object httpClient) {
             this.api = api;
@@ -82,21 +89,26 @@ public final class JettyExchanges {
          * is aborted too. Each side writes before it reads ({@link #send}), so one of them sees the other.
          */
         void abort(Throwable cause) throws Exception {
-            if (!aborted.compareAndSet(null, cause)) {
+            if (!ABORTED.compareAndSet(this, null, cause)) {
                 return; // Jetty keeps the first cause, and so does the agent
             }
             TurnWait wait = waiting;
             if (wait != null) {
                 wait.end(cause);
             }
-            Object going = sending.getAndSet(null);
+            Object going = SENDING.getAndSet(this, null);
             if (going != null) {
                 api.abort(going, cause);
             }
         }
 
+        /** The attempt the agent was sending is over: an abort now has nothing in flight to reach. */
+        void notSending() {
+            sending = null;
+        }
+
         Throwable aborted() {
-            return aborted.get();
+            return aborted;
         }
 
         /**
@@ -104,15 +116,15 @@ public final class JettyExchanges {
          * to it (see {@link #abort}). Should Jetty throw rather than fail the request, the attempt is over.
          */
         void send(Object request, Object listener) throws Exception {
-            sending.set(request);
+            sending = request;
             try {
                 api.send(request, listener);
             } catch (Throwable t) {
                 end(null);
                 throw t;
             }
-            Throwable cause = aborted.get();
-            if (cause != null && sending.compareAndSet(request, null)) {
+            Throwable cause = aborted;
+            if (cause != null && SENDING.compareAndSet(this, request, null)) {
                 api.abort(request, cause);
             }
         }
@@ -131,7 +143,7 @@ public final class JettyExchanges {
                 AgentLog.failure("reading a " + api.client + " response", t);
             } finally {
                 answered = true;
-                sending.set(null);
+                sending = null;
                 call.endAttempt();
             }
         }
@@ -443,7 +455,7 @@ public final class JettyExchanges {
         /** The refused exchange is over: its permit goes back, and the copy goes when its turn comes. */
         private void retry(Object result) {
             Call call = governed.call;
-            governed.sending.set(null); // that attempt is over: an abort now has nothing in flight to reach
+            governed.notSending(); // that attempt is over: an abort now has nothing in flight to reach
             call.endAttempt();
             Object copy = next;
             JettyApi api = governed.api;
