@@ -116,14 +116,16 @@ public final class Call {
             try {
                 sleep(own);
             } catch (InterruptedException e) {
-                endedWhileWaiting();
-                Thread.currentThread().interrupt();
+                interruptedWhileWaiting();
                 throw e;
             }
             long after = engine.now();
             ownWaited = after - now;
             now = after;
-            failIfAbandoned();
+            if (abandoned()) {
+                ownWaitAbandoned();
+                throw new CancellationException("the call was abandoned");
+            }
         }
         failIfHeld(current, now);
         CompletableFuture<Void> permit = acquirePermit(current, now);
@@ -163,11 +165,11 @@ public final class Call {
             markSent(now);
         } catch (InterruptedException e) {
             releasePermit();
-            endedWhileWaiting();
-            Thread.currentThread().interrupt();
+            interruptedWhileWaiting();
             throw e;
         } catch (HostHeldException | RuntimeException | Error e) {
             releasePermit();
+            PHASE.compareAndSet(this, WAITING, IDLE); // the turn is over: a cancel from now on ended no wait
             throw e;
         } finally {
             endTurn(state);
@@ -199,8 +201,14 @@ public final class Call {
         if (phase == ABANDONED) {
             delay.cancel(false);
         }
-        return delay.thenCompose(done -> {
+        return delay.handle((done, failure) -> {
             ownWaited = engine.now() - from;
+            return failure;
+        }).thenCompose(failure -> {
+            if (failure != null) { // cancelled: the application ended the call while it waited
+                ownWaitAbandoned();
+                return Futures.failed(failure);
+            }
             failIfAbandoned();
             return turnNow();
         });
@@ -235,6 +243,7 @@ public final class Call {
                 endTurn(state);
                 if (failure != null) {
                     releasePermit();
+                    PHASE.compareAndSet(this, WAITING, IDLE); // the turn is over: a cancel from now on ended no wait
                     HostHeldException held = heldIn(failure);
                     if (held != null) {
                         engine.listener.onHeldRequest(state, held);
@@ -243,6 +252,7 @@ public final class Call {
             });
         } catch (HostHeldException | RuntimeException e) {
             releasePermit();
+            PHASE.compareAndSet(this, WAITING, IDLE); // the turn is over: a cancel from now on ended no wait
             return Futures.failed(e);
         }
     }
@@ -292,8 +302,13 @@ public final class Call {
                 if (phase == ABANDONED) {
                     delay.cancel(false);
                 }
-                return delay.thenCompose(done -> {
-                    onWaited(state, step, engine.now() - start);
+                return delay.handle((done, failure) -> {
+                    onWaited(state, step, engine.now() - start); // cancelled too: what it waited until the application ended it
+                    return failure;
+                }).thenCompose(failure -> {
+                    if (failure != null) {
+                        return Futures.<Void>failed(failure);
+                    }
                     failIfAbandoned();
                     return steps(state, true);
                 });
@@ -350,20 +365,28 @@ public final class Call {
      * its permit until its exchange ends: the request is still in flight at the host.
      */
     public void abandon() {
-        for (;;) {
-            int now = phase;
-            if (now == ABANDONED) {
+        giveUp(true);
+    }
+
+    /**
+     * Gives up a turn in progress for a reason of the agent's own (its failure to hand the turn to the client, or the
+     * client ran the request another way): as {@link #abandon()}, but not counted as ended by the application.
+     */
+    public void withdraw() {
+        giveUp(false);
+    }
+
+    /** {@code byApplication}: a turn under way is counted as a request the application ended while it waited. */
+    private void giveUp(boolean byApplication) {
+        int was;
+        do {
+            was = phase;
+            if (was == ABANDONED) {
                 return;
             }
-            if (PHASE.compareAndSet(this, now, ABANDONED)) {
-                if (now == SENT) {
-                    return; // endAttempt gives the permit back
-                }
-                if (now == WAITING) {
-                    endedWhileWaiting();
-                }
-                break;
-            }
+        } while (!PHASE.compareAndSet(this, was, ABANDONED));
+        if (was == SENT) {
+            return; // endAttempt gives the permit back
         }
         CompletableFuture<Void> permit = pendingPermit;
         if (permit != null) {
@@ -378,6 +401,9 @@ public final class Call {
             LockSupport.unpark(asleep);
         }
         releasePermit();
+        if (byApplication && was == WAITING) {
+            endedWhileWaiting(); // after the waiter is woken: the application's cancelling thread goes first
+        }
     }
 
     /**
@@ -567,6 +593,7 @@ public final class Call {
             held = new HostHeldException(key, now, "the hold this request's last refusal began is over; it is out of attempts");
         }
         if (held != null) {
+            PHASE.compareAndSet(this, WAITING, IDLE); // failed fast: a cancel from now on ended no wait
             engine.listener.onHeldRequest(state, held);
             throw held;
         }
@@ -590,6 +617,25 @@ public final class Call {
         } finally {
             sleeping = null;
         }
+    }
+
+    /** The blocking turn's thread was interrupted while it waited: counted once, unless an abandon came first and counted it. */
+    private void interruptedWhileWaiting() {
+        if (PHASE.compareAndSet(this, WAITING, IDLE)) {
+            endedWhileWaiting();
+        }
+        Thread.currentThread().interrupt();
+    }
+
+    /**
+     * The application ended this call during the wait of its own that came before its permit (a refusal's wait for its
+     * last tries): that wait is accounted for the host and told, as a turn's.
+     */
+    private void ownWaitAbandoned() {
+        HostState state = host();
+        waited = null;
+        accountOwnWait(state);
+        endTurn(state);
     }
 
     /**

@@ -448,7 +448,7 @@ public final class DecisionLog implements DecisionListener {
         if (m.wouldFailFast > 0) {
             said.add(m.wouldFailFast + " requests would have failed fast, the host being held");
         }
-        if (m.requestsWaited == 0 && m.wouldWaitRequests == 0) {
+        if (m.requestsWaited == 0 && m.wouldWaitRequests == 0 && m.endedWhileWaiting == 0) {
             said.add(0, "no request waited");
         }
         text.append(String.join("; ", said));

@@ -436,6 +436,85 @@ class CallTest {
         assertEquals(1, told.get());
     }
 
+    /**
+     * Apache's cancel aborts the request, then interrupts the thread; an application may interrupt, then abort in a
+     * finally: either way one wait ended, counted once. A request failed fast by a hold, then cancelled, waited for
+     * nothing; nor does a call the agent withdraws count as the application's.
+     */
+    @Test
+    void aWaitEndedTwoWaysIsCountedOnceAndAFailedTurnNotAtAll() throws Exception {
+        Call abortedThenInterrupted = refusedFor500Seconds();
+        BlockedTurn first = BlockedTurn.of(abortedThenInterrupted, Thread.State.TIMED_WAITING);
+        abortedThenInterrupted.abandon();
+        first.thread.interrupt();
+        assertTrue(first.done.await(5, TimeUnit.SECONDS));
+        assertEquals(1, abortedThenInterrupted.host().snapshot(0).endedWhileWaiting);
+
+        Call interruptedThenAborted = refusedFor500Seconds();
+        BlockedTurn second = BlockedTurn.of(interruptedThenAborted, Thread.State.TIMED_WAITING);
+        second.thread.interrupt();
+        assertTrue(second.done.await(5, TimeUnit.SECONDS));
+        interruptedThenAborted.abandon();
+        assertEquals(1, interruptedThenAborted.host().snapshot(0).endedWhileWaiting);
+
+        EngineFixture f = new EngineFixture(Policy.builder().maxAttempts(3).build());
+        Call held = f.engine.open("portal.example", 443, true);
+        assertThrows(HostHeldException.class, () -> {
+            do {
+                held.awaitTurn();
+                held.onResponse(429, null);
+                held.endAttempt();
+            } while (held.retryRequested());
+        });
+        held.abandon();
+        Call withdrawn = f.engine.open("portal.example", 443, true);
+        withdrawn.turn();
+        withdrawn.withdraw();
+        assertEquals(0, f.host().snapshot(f.clock.millis()).endedWhileWaiting, "nothing the application ended while it waited");
+    }
+
+    /** An asynchronous wait the application ends is accounted for what it waited, and told as a turn: the minute line adds up. */
+    @Test
+    void anAsynchronousWaitEndedByTheApplicationCountsWhatItWaited() throws Exception {
+        VirtualClock clock = new VirtualClock();
+        VirtualScheduler scheduler = new VirtualScheduler(clock);
+        List<WaitedTurn> told = new ArrayList<>();
+        RetryEngine engine = RetryEngine.builder().clock(clock).delays(scheduler).random(() -> 0.5)
+                .policies(PolicyLookup.everyHost(Policy.DEFAULTS))
+                .listener(new DecisionListener() {
+                    @Override
+                    public void onRefusal(HostState host, Decision decision) {
+                    }
+
+                    @Override
+                    public void onRecharacterised(HostState host, CharacterisationChange change) {
+                    }
+
+                    @Override
+                    public void onHeldRequest(HostState host, HostHeldException failure) {
+                    }
+
+                    @Override
+                    public void onTurnWaited(HostState host, WaitedTurn turn) {
+                        told.add(turn);
+                    }
+                }).build();
+        Call refused = engine.open("portal.example", 443, true);
+        refused.turn().join();
+        refused.onResponse(429, "5");
+        refused.endAttempt();
+        CompletableFuture<Void> waiting = refused.turn();
+        assertFalse(waiting.isDone());
+        clock.advance(700);
+        refused.abandon();
+        assertTrue(waiting.isCompletedExceptionally());
+        HostSnapshot host = refused.host().snapshot(clock.millis());
+        assertEquals(1, host.endedWhileWaiting);
+        assertEquals(700, host.waitedByCause.totalMillis(), "what it waited until the application ended it");
+        assertEquals(1, told.size());
+        assertEquals(700, told.get(0).totalMillis());
+    }
+
     @Test
     void anAbandonedAttemptAlreadySentKeepsItsPermitUntilItsExchangeEnds() throws Exception {
         RetryEngine engine = RetryEngine.builder().policies(PolicyLookup.everyHost(Policy.builder().maxConcurrency(1).build())).build();

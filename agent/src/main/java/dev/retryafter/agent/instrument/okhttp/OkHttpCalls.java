@@ -148,13 +148,13 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
             enqueue = enqueueMethod(okCall);
         } catch (ReflectiveOperationException | RuntimeException e) {
             AgentLog.failure("finding OkHttp's enqueue", e);
-            call.abandon();
+            call.withdraw();
             granted.remove(okCall);
             return false;
         }
         Boolean marked = ExecutedMark.set(okCall);
         if (Boolean.FALSE.equals(marked)) {
-            call.abandon(); // the application ran it meanwhile: OkHttp refuses this enqueue
+            call.withdraw(); // the application ran it meanwhile: OkHttp refuses this enqueue
             granted.remove(okCall);
             return false;
         }
