@@ -129,4 +129,22 @@ class AsyncHttpClientAttachedTest extends AbstractClientSuite {
             assertTrue(server.requests() <= 2, () -> server.requests() + " requests");
         }
     }
+
+    /**
+     * The future's {@code toCompletableFuture()}, completed by the application ({@code orTimeout} here) while the agent
+     * waits to send a refused request again: the retry does not go (it went after the wait, for nobody).
+     */
+    @Test
+    void asyncHttpClientsCompletableFutureCompletedByTheApplicationEndsTheWait() throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("1"))) {
+            java.util.concurrent.CompletableFuture<org.asynchttpclient.Response> timed = CLIENT.prepareGet(server.url("/records/1"))
+                    .execute().toCompletableFuture().orTimeout(300, TimeUnit.MILLISECONDS);
+            java.util.concurrent.ExecutionException failed = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> timed.get(30, TimeUnit.SECONDS));
+            assertTrue(failed.getCause() instanceof java.util.concurrent.TimeoutException, failed::toString);
+            Thread.sleep(2_000); // past the 1 s the refusal asked for
+            assertEquals(1, server.requests(), "the refused attempt only");
+            assertEquals(1L, hostAttribute(server, "EndedWhileWaiting"));
+        }
+    }
 }

@@ -40,6 +40,8 @@ final class GovernedRequest extends AsyncCall<Object> implements InvocationHandl
     private volatile Future<?> plain;
     /** Cancelled, aborted or failed: no attempt goes any more. */
     private volatile boolean finished;
+    /** The outcome came from the client's exchange: what completes this future then is no one else's. */
+    private volatile boolean settled;
 
     GovernedRequest(AhcApi api, Call call, CallDepth depth, Delays delays, Object client, Object request, Object handler) {
         super("AsyncHttpClient", call);
@@ -50,6 +52,22 @@ final class GovernedRequest extends AsyncCall<Object> implements InvocationHandl
         this.request = request;
         this.handler = handler;
         this.future = api.future(this);
+        whenComplete(new CompletedByAnyone());
+    }
+
+    /**
+     * {@code toCompletableFuture()} is this future itself: an application that completes it (its {@code orTimeout},
+     * {@code cancel}, {@code complete}) is done with the request, so no turn of it goes any more. An attempt in flight
+     * runs on, as the client's own request would once its {@code CompletableFuture} was completed.
+     */
+    private final class CompletedByAnyone implements BiConsumer<Object, Throwable> {
+        @Override
+        public void accept(Object result, Throwable failure) {
+            if (!settled && !finished) {
+                finished = true;
+                call.abandon();
+            }
+        }
     }
 
     Object future() {
@@ -136,6 +154,7 @@ final class GovernedRequest extends AsyncCall<Object> implements InvocationHandl
     }
 
     private void settle(Object result, Throwable failure) {
+        settled = true;
         if (failure != null) {
             completeExceptionally(unwrap(failure));
         } else {
