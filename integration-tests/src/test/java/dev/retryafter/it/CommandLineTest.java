@@ -50,7 +50,7 @@ class CommandLineTest {
             ChildJvm.Running app = new ChildJvm(jdk).classpathEntry(TestClasspath.testClasses())
                     .main("dev.retryafter.it.apps.CommandedFetcherApp", portal.baseUrl()).start();
             try {
-                String pid = app.awaitLine("READY", PATIENCE).split(" ")[1];
+                String pid = readyPid(app);
 
                 Cli list = Cli.run(jdk, "list");
                 assertEquals(0, list.exitCode, list::toString);
@@ -133,7 +133,7 @@ class CommandLineTest {
             ChildJvm.Running app = new ChildJvm(jdk).classpathEntry(TestClasspath.testClasses()).withAgent(policy.toString())
                     .main("dev.retryafter.it.apps.CommandedFetcherApp", portal.baseUrl()).start();
             try {
-                String pid = app.awaitLine("READY", PATIENCE).split(" ")[1];
+                String pid = readyPid(app);
                 Set<String> listening = listeningSockets(pid);
 
                 Cli governing = awaitCli(jdk, cli -> !cli.stderr.contains("takes no commands yet"), "policy", pid, host);
@@ -156,6 +156,18 @@ class CommandLineTest {
                 app.send("fetch 1");
                 assertEquals("FETCHED 2 ok=0 refused=0 failed=1", app.awaitLine("FETCHED 2 ", PATIENCE));
                 assertEquals(seen, portal.stats().requests, "held: the request never reached the portal");
+
+                // Why: the wait the truthful header's refusal took, by its reason's name and words, the hold, the decision.
+                Cli why = Cli.run(jdk, "why", pid, host);
+                assertEquals(0, why.exitCode, why::toString);
+                assertTrue(why.stdout.startsWith(host + " (policy portal), as of "), why::toString);
+                assertTrue(why.stdout.lines().anyMatch(line -> line.matches(" +\\d+\\.\\d s  HEADER_BEYOND_CEILING +truthful header beyond max-sleep.*")),
+                        why::toString);
+                assertTrue(why.stdout.contains("  category: truthful") && why.stdout.contains("; held now, until ")
+                        && why.stdout.contains("  last refusal, "), why::toString);
+                Cli whyNot = Cli.run(jdk, "why", pid, "127.0.0.1:1");
+                assertEquals(1, whyNot.exitCode, whyNot::toString);
+                assertTrue(whyNot.stderr.contains("127.0.0.1:1 is not tracked (tracked: " + host + ")"), whyNot::toString);
 
                 Cli release = Cli.run(jdk, "release", pid, host);
                 assertEquals(0, release.exitCode, release::toString);
@@ -266,7 +278,7 @@ class CommandLineTest {
             }
             ChildJvm.Running app = child.main("dev.retryafter.it.apps.CommandedFetcherApp", portal.baseUrl()).start();
             try {
-                String pid = app.awaitLine("READY", PATIENCE).split(" ")[1];
+                String pid = readyPid(app);
                 Path broken = Files.createTempFile(ChildJvm.workDir(), "broken-", ".properties");
                 Files.writeString(broken, "default.min-sleep = 300ms\ndefault.max-sleeep = 2s\n");
                 Cli attach = Cli.run(jdk, "attach", pid, broken.toString());
@@ -296,6 +308,17 @@ class CommandLineTest {
     }
 
     /**
+     * The pid an app's READY line names. Read as its first digits: the JVM's {@code -verbose:class} output may be written
+     * into the middle of that line (seen: "READY 18312[2.489s][info][class,load] ...").
+     */
+    private static String readyPid(ChildJvm.Running app) throws Exception {
+        String line = app.awaitLine("READY", PATIENCE);
+        java.util.regex.Matcher pid = Pattern.compile("READY (\\d+)").matcher(line);
+        assertTrue(pid.lookingAt(), line);
+        return pid.group(1);
+    }
+
+    /**
      * {@code list} with five JVMs of Java 8 to 25 running without the agent and two with it: each is
      * listed with its Java version, the two marked, and none of the five attached to (no attach
      * socket) or given a class of the agent (their own class-load output).
@@ -318,11 +341,11 @@ class CommandLineTest {
                         .main("dev.retryafter.it.apps.java8.AttachLaterApache4App", portal.baseUrl(), "0").start());
                 List<String> plainPids = new ArrayList<>();
                 for (ChildJvm.Running app : plain) {
-                    plainPids.add(app.awaitLine("READY", PATIENCE).split(" ")[1]);
+                    plainPids.add(readyPid(app));
                 }
                 List<String> agentPids = new ArrayList<>();
                 for (ChildJvm.Running app : withAgent) {
-                    agentPids.add(app.awaitLine("READY", PATIENCE).split(" ")[1]);
+                    agentPids.add(readyPid(app));
                 }
 
                 Cli list = awaitCli(Jdk.JAVA_17, cli -> agentPids.stream().allMatch(pid -> marked(cli, pid)), "list");

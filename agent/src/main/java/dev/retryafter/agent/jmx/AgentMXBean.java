@@ -38,4 +38,7 @@ public interface AgentMXBean {
 
     /** The settings in force and where each came from: of every policy (an empty {@code host}), or of the one governing {@code host}. */
     String describePolicies(String host);
+
+    /** Why "host:port"'s requests waited, cause by cause, and what the agent holds it to; or why it cannot say. */
+    String explain(String host);
 }

@@ -5,6 +5,7 @@ import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.log.AgentLogger;
+import dev.retryafter.agent.report.HostExplanation;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -168,6 +169,21 @@ final class AgentView implements AgentMXBean {
     @Override
     public String describePolicies(String host) {
         return policies == null ? "" : policies.describe(host);
+    }
+
+    @Override
+    public String explain(String host) {
+        return explainHost(host).line;
+    }
+
+    Outcome explainHost(String given) {
+        String key = tracked(given);
+        HostState host = key == null ? null : engine.host(key);
+        if (host == null) {
+            return notTracked(given);
+        }
+        long now = engine.now();
+        return new Outcome(true, HostExplanation.of(host.snapshot(now), now));
     }
 
     /** The key the engine tracks {@code given} as: "host:port" as given, or a host alone when one port of it is tracked. */

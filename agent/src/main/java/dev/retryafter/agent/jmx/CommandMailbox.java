@@ -22,7 +22,7 @@ import java.util.Random;
 import java.util.Set;
 
 /**
- * Where {@code java -jar retry-after-agent.jar mode|enable|disable|forget|release|reload|policy PID}
+ * Where {@code java -jar retry-after-agent.jar mode|enable|disable|forget|release|reload|policy|why PID}
  * leaves its request, and finds the answer: a directory of this JVM's own,
  * {@code java.io.tmpdir/retry-after-agent-USER/PID-RANDOM}, only its user may enter (0700, checked before
  * every use on both sides), named in the system property {@value #PROPERTY}, which the command reads
@@ -32,7 +32,7 @@ import java.util.Set;
  *
  * <p>A request is a file {@code ID.request}: the verb, then its arguments, one a line. The answer is
  * {@code ID.response}: {@code 0} (done, or so already) or {@code 1} (could not), then one line that
- * says what changed or why not (several for {@code policy}). Each is written whole, then renamed into
+ * says what changed or why not (several for {@code policy} and {@code why}). Each is written whole, then renamed into
  * place. Requests are carried out by the operations of the Agent MBean ({@link AgentView}), called in
  * this JVM, so a change made here is the change JMX makes, logged as made from the command line.
  *
@@ -248,6 +248,8 @@ public final class CommandMailbox implements Runnable {
                 return agent.reloadPolicies(argument, via);
             case "policy":
                 return new Outcome(true, agent.describePolicies(argument));
+            case "why":
+                return agent.explainHost(argument);
             default:
                 return new Outcome(false, "the agent in this JVM (" + beans.version + ") does not know '" + verb + "' (request "
                         + Arrays.toString(lines) + "); use the command line of the same version");

@@ -78,7 +78,7 @@ public final class ExitReport {
     }
 
     /** Not a lambda, as {@link #BY_HOST}. */
-    private static final class MostFirst implements Comparator<Reason> {
+    static final class MostFirst implements Comparator<Reason> {
         private final WaitsByCause waits;
 
         MostFirst(WaitsByCause waits) {

@@ -21,6 +21,8 @@ public final class Commands {
             "  reload PID [FILE]         re-read the policy file in force, or read FILE from now on",
             "  policy PID [HOST]         the settings in force, of every policy or of the one governing HOST, and where",
             "                            each came from (file:line, agent argument, default.KEY, built-in default, a switch)",
+            "  why PID HOST              why HOST's requests waited, cause by cause, and what the agent holds it to: its",
+            "                            pace and the limit learned, the cap, category, refusals, holds, last decision",
             "  help                      this text",
             "Each command says in one line what changed, or why it could not. Exit code 0: done, or so already;",
             "1: could not be done; 2: not understood. Only attach loads anything into a JVM; none opens a port.");
@@ -67,6 +69,7 @@ public final class Commands {
                     return Steering.send(pid(args[1]), out, command);
                 case "release":
                 case "forget":
+                case "why":
                     if (args.length != 3) {
                         break;
                     }

@@ -82,7 +82,8 @@ final class Steering {
         int newline = answer.indexOf('\n');
         String said = newline < 0 ? "" : answer.substring(newline + 1);
         if (answer.startsWith("0")) {
-            out.println(verb.equals("policy") ? said.replaceAll("\n+$", "") : pid + ": " + said);
+            boolean lines = verb.equals("policy") || verb.equals("why"); // several lines, each its own
+            out.println(lines ? said.replaceAll("\n+$", "") : pid + ": " + said);
             return 0;
         }
         throw new Commands.Failure(pid + ": " + said);
