@@ -116,6 +116,8 @@ public final class Call {
             try {
                 sleep(own);
             } catch (InterruptedException e) {
+                ownWaited = engine.now() - now;
+                ownWaitAbandoned();
                 interruptedWhileWaiting();
                 throw e;
             }
@@ -139,9 +141,12 @@ public final class Call {
                 if (abandoned()) {
                     permit.cancel(false); // abandon() may have looked before pendingPermit was set
                 }
-                state.permits().await(permit);
-                now = engine.now();
-                onQueued(state, now - queuedFrom);
+                try {
+                    state.permits().await(permit);
+                } finally {
+                    now = engine.now();
+                    onQueued(state, now - queuedFrom); // cut short by a cancel or an interrupt too: what it queued
+                }
             }
             onPermitGranted();
             for (boolean booked = false; ; booked = true) {
@@ -205,11 +210,10 @@ public final class Call {
             ownWaited = engine.now() - from;
             return failure;
         }).thenCompose(failure -> {
-            if (failure != null) { // cancelled: the application ended the call while it waited
+            if (failure != null || abandoned()) { // the application ended the call while it waited
                 ownWaitAbandoned();
-                return Futures.failed(failure);
+                return Futures.failed(failure != null ? failure : new CancellationException("the call was abandoned"));
             }
-            failIfAbandoned();
             return turnNow();
         });
     }
@@ -233,9 +237,14 @@ public final class Call {
             waited = null;
             accountOwnWait(state);
             long queuedFrom = permit.isDone() ? Long.MIN_VALUE : now;
-            return permit.thenCompose(granted -> {
+            return permit.handle((granted, failure) -> {
                 if (queuedFrom != Long.MIN_VALUE) {
-                    onQueued(state, engine.now() - queuedFrom);
+                    onQueued(state, engine.now() - queuedFrom); // cut short by a cancel too: what it queued
+                }
+                return failure;
+            }).thenCompose(failure -> {
+                if (failure != null) {
+                    return Futures.<Void>failed(failure);
                 }
                 onPermitGranted();
                 return steps(state, false);

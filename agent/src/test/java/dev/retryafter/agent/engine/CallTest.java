@@ -513,6 +513,22 @@ class CallTest {
         assertEquals(700, host.waitedByCause.totalMillis(), "what it waited until the application ended it");
         assertEquals(1, told.size());
         assertEquals(700, told.get(0).totalMillis());
+
+        // Queued behind the cap, then ended: what it queued counts too.
+        RetryEngine capped = RetryEngine.builder().clock(clock).delays(scheduler).random(() -> 0.5)
+                .policies(PolicyLookup.everyHost(Policy.builder().maxConcurrency(1).build())).build();
+        Call holder = capped.open("capped.example", 443, true);
+        holder.turn().join();
+        Call queued = capped.open("capped.example", 443, true);
+        CompletableFuture<Void> inQueue = queued.turn();
+        clock.advance(400);
+        queued.abandon();
+        assertTrue(inQueue.isCompletedExceptionally());
+        HostSnapshot cappedHost = queued.host().snapshot(clock.millis());
+        assertEquals(400, cappedHost.waitedByCause.millis(Reason.QUEUE_AT_CAP));
+        assertEquals(1, cappedHost.endedWhileWaiting);
+        holder.endAttempt();
+        assertTrue(holder.host().permits().isIdle(), "the queued call took no permit");
     }
 
     @Test
