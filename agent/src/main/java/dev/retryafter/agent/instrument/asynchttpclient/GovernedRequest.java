@@ -57,15 +57,16 @@ final class GovernedRequest extends AsyncCall<Object> implements InvocationHandl
 
     /**
      * {@code toCompletableFuture()} is this future itself: an application that completes it (its {@code orTimeout},
-     * {@code cancel}, {@code complete}) is done with the request, so no turn of it goes any more. An attempt in flight
-     * runs on, as the client's own request would once its {@code CompletableFuture} was completed.
+     * {@code cancel}, {@code complete}) is done with the request, which ends as if cancelled: no turn of it goes any
+     * more, an attempt in flight stops, and the application's handler hears the failure once (or a cancel, for a
+     * completion with a value), as no attempt of the agent's will tell it an end now.
      */
     private final class CompletedByAnyone implements BiConsumer<Object, Throwable> {
         @Override
         public void accept(Object result, Throwable failure) {
             if (!settled && !finished) {
                 finished = true;
-                call.abandon();
+                stop(failure != null ? unwrap(failure) : new CancellationException("completed by the application"));
             }
         }
     }
