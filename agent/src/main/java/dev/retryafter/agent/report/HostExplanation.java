@@ -1,7 +1,6 @@
 package dev.retryafter.agent.report;
 
 import dev.retryafter.agent.engine.Category;
-import dev.retryafter.agent.engine.DecisionLine;
 import dev.retryafter.agent.engine.HostSnapshot;
 import dev.retryafter.agent.engine.Reason;
 import dev.retryafter.agent.engine.WaitsByCause;
@@ -26,17 +25,21 @@ public final class HostExplanation {
         lines.add(s.host + " (policy " + s.policy + "), as of " + Instant.ofEpochMilli(now) + ":");
         waits(s, lines);
         lines.add("  pace: " + (s.pacePerSecond > 0
-                ? String.format(Locale.ROOT, "%.1f/min, one request every %s", s.pacePerMinute(), DecisionLine.duration(Math.round(1000 / s.pacePerSecond)))
-                : "none (requests go as they come, within the cap)")
-                + (s.learnedCeiling().isPresent()
-                ? "; limit learned: " + s.learnedCeiling().getAsInt() + " per " + DecisionLine.duration(s.windowMillis) : "; no limit learned yet"));
-        lines.add("  in flight: " + s.inFlight + " of a cap of " + s.maxConcurrency);
+                ? String.format(Locale.ROOT, "%.1f/min, one request every %.2f s", s.pacePerMinute(), 1 / s.pacePerSecond)
+                : "none (requests go as they come, within the cap)"));
+        if (s.learnedCeiling().isPresent() && s.windowMillis > 0) {
+            int ceiling = s.learnedCeiling().getAsInt();
+            lines.add(String.format(Locale.ROOT, "  last reading: %d let through in %.2f s before a refusal (%.1f/min)", ceiling,
+                    s.windowMillis / 1000.0, ceiling * 60_000.0 / s.windowMillis));
+        }
+        lines.add("  in flight: " + s.inFlight + " holding a place (sent, or waiting for their moment to go), of a cap of " + s.maxConcurrency);
         lines.add("  category: " + s.category.label() + (s.medianRatio().isPresent() && s.category != Category.ALWAYS_ZERO
-                ? String.format(Locale.ROOT, " (real recovery over the header's wait, median %.2f)", s.medianRatio().getAsDouble()) : ""));
+                ? String.format(Locale.ROOT, " (real recovery over the header's wait, median %.3g)", s.medianRatio().getAsDouble()) : ""));
         lines.add("  requests: " + s.requests + " sent, " + s.refusals + " refused" + byStatus(s.refusalsByStatus()) + ", " + s.retries
                 + " retried, " + s.gaveUp + " given up to the application");
         lines.add("  holds: " + s.holds + ", " + s.heldRequests + " requests failed fast" + (s.holdUntil().isPresent()
-                ? "; held now, until " + Instant.ofEpochMilli(s.holdUntil().getAsLong()) : "; not held now"));
+                ? String.format(Locale.ROOT, "; held now, until %s (in %.0f s)", Instant.ofEpochMilli(s.holdUntil().getAsLong()),
+                        Math.max(0, s.holdUntil().getAsLong() - now) / 1000.0) : "; not held now"));
         if (s.endedWhileWaiting > 0) {
             lines.add("  ended by the application while waiting: " + s.endedWhileWaiting
                     + " (a cancel, an abort, an interrupt, or a timeout shorter than the waits)");
@@ -61,7 +64,8 @@ public final class HostExplanation {
             return;
         }
         causes.sort(new ExitReport.MostFirst(waits));
-        lines.add(String.format(Locale.ROOT, "  requests waited %.1f s in all before they were sent:", waits.totalMillis() / 1000.0));
+        lines.add(String.format(Locale.ROOT, "  requests waited %.1f s in all before they were sent (or ended by the application):",
+                waits.totalMillis() / 1000.0));
         for (Reason cause : causes) {
             lines.add(String.format(Locale.ROOT, "  %9.1f s  %-32s %s", waits.millis(cause) / 1000.0, cause.name(), words(cause)));
         }

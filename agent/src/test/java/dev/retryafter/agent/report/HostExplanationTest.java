@@ -42,7 +42,7 @@ class HostExplanationTest {
         assertTrue(text.startsWith("portal.example:443 (policy default), as of "), text);
         assertTrue(text.contains("  requests waited ") && text.contains(" s  PACE ") && text.contains("the host's pace"), text);
         assertTrue(text.lines().anyMatch(line -> line.matches(" +\\d+\\.\\d s  HEADER_\\w+ +.*")), text);
-        assertTrue(text.contains("  pace: ") && text.contains("/min, one request every "), text);
+        assertTrue(text.contains("  pace: ") && text.contains("/min, one request every ") && text.contains("  last reading: 5 let through in "), text);
         assertTrue(text.contains(" refused (429: "), text);
         assertTrue(text.contains("; not held now") && text.contains("  last refusal, "), text);
     }
