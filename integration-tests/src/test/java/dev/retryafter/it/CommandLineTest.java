@@ -179,6 +179,26 @@ class CommandLineTest {
                 assertTrue(afterRelease > seen, () -> "released: the next request went to the portal (and may have been tried again"
                         + " before the host was held anew)\n" + portal.stats());
 
+                // Held by hand (the portal's owner asked for a pause): requests fail fast and never reach it; release lifts it.
+                Cli hold = Cli.run(jdk, "hold", pid, host, "10m");
+                assertEquals(0, hold.exitCode, hold::toString);
+                assertTrue(hold.stdout.startsWith(pid + ": " + host + " held until ") && hold.stdout.contains("its requests fail fast until then"),
+                        hold::toString);
+                long beforeHold = portal.stats().requests;
+                app.send("fetch 1");
+                assertEquals("FETCHED 4 ok=0 refused=0 failed=1", app.awaitLine("FETCHED 4 ", PATIENCE));
+                assertEquals(beforeHold, portal.stats().requests, "held by hand: the request never reached the portal");
+                Cli unreadable = Cli.run(jdk, "hold", pid, host, "2d");
+                assertEquals(1, unreadable.exitCode, unreadable::toString);
+                assertTrue(unreadable.stderr.contains("'2d' is not a duration") && unreadable.stderr.contains("nothing changed"),
+                        unreadable::toString);
+                Cli tooLong = Cli.run(jdk, "hold", pid, host, "25h");
+                assertEquals(1, tooLong.exitCode, tooLong::toString);
+                assertTrue(tooLong.stderr.contains("give one from 1s to 24h"), tooLong::toString);
+                Cli unheld = Cli.run(jdk, "release", pid, host);
+                assertEquals(0, unheld.exitCode, unheld::toString);
+                assertTrue(unheld.stdout.contains(" released from its hold"), unheld::toString);
+
                 Cli status = awaitCli(jdk, cli -> cli.stdout.contains("\n" + host + " "), "status", pid);
                 assertTrue(status.stdout.contains(": mode enforce, enabled, policies from " + policy), status::toString);
                 Cli forget = Cli.run(jdk, "forget", pid, host);
@@ -221,9 +241,9 @@ class CommandLineTest {
                         reload.stdout, reload::toString);
                 long refusedBefore = portal.stats().refusals;
                 app.send("fetch 1");
-                String observed = app.awaitLine("FETCHED 4 ", PATIENCE);
+                String observed = app.awaitLine("FETCHED 5 ", PATIENCE);
                 Inconclusive.unlessRefused(portal.stats().refusals - refusedBefore, portal.stats()::toString);
-                assertEquals("FETCHED 4 ok=0 refused=1", observed, "observed: the refusal reached the application\n" + portal.stats());
+                assertEquals("FETCHED 5 ok=0 refused=1", observed, "observed: the refusal reached the application\n" + portal.stats());
                 Cli observedPolicy = Cli.run(jdk, "policy", pid, host);
                 assertTrue(observedPolicy.stdout.lines().anyMatch(line -> line.matches(" +mode +observe +" + Pattern.quote(observing + ":6"))),
                         observedPolicy::toString);
@@ -253,6 +273,7 @@ class CommandLineTest {
                 ChildJvm.Result result = app.finish();
                 assertEquals(0, result.exitCode, result::toString);
                 for (String line : List.of(host + ": hold released from the command line", host + ": forgotten from the command line",
+                        host + ": held until ",
                         "mode enforce -> observe, from the command line", "mode observe -> enforce, from the command line",
                         "disabled from the command line", "enabled from the command line", "policies now from " + observing)) {
                     assertTrue(result.stderr.contains(line), () -> "the log says who changed what: " + line + "\n" + result);
@@ -415,13 +436,14 @@ class CommandLineTest {
         Cli help = Cli.run(Jdk.JAVA_17, "help");
         assertEquals(0, help.exitCode, help::toString);
         for (String verb : List.of("list", "attach PID [ARGUMENT]", "status PID", "mode PID observe|enforce", "disable PID", "enable PID",
-                "release PID HOST", "forget PID HOST", "reload PID [FILE]", "policy PID [HOST]", "help")) {
+                "release PID HOST", "hold PID HOST DURATION", "forget PID HOST", "reload PID [FILE]", "policy PID [HOST]",
+                "why PID HOST", "help")) {
             assertTrue(help.stdout.contains("  " + verb + " "), () -> verb + "\n" + help);
         }
         assertTrue(help.stdout.lines().count() <= 24 && help.stdout.lines().allMatch(line -> line.length() <= 120),
                 () -> "one screen\n" + help);
         for (List<String> wrong : List.of(List.of("mode", "1"), List.of("mode", "1", "sideways"), List.of("forget", "1"),
-                List.of("release", "1", "a", "b"), List.of("enable"), List.of("list", "1"))) {
+                List.of("release", "1", "a", "b"), List.of("hold", "1", "a"), List.of("why", "1"), List.of("enable"), List.of("list", "1"))) {
             Cli usage = Cli.run(Jdk.JAVA_17, wrong.toArray(new String[0]));
             assertEquals(2, usage.exitCode, () -> wrong + "\n" + usage);
         }

@@ -7,7 +7,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Reads the values a policy file holds. Each method throws IllegalArgumentException with a message fit for the user. */
-final class Values {
+public final class Values {
 
     private Values() {
     }
@@ -19,7 +19,7 @@ final class Values {
     }
 
     /** {@code 250ms}, {@code 1s}, {@code 5m}, {@code 1h}; a bare number is seconds. */
-    static long durationMillis(String text) {
+    public static long durationMillis(String text) {
         Matcher m = Formats.DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
         if (!m.matches()) {
             throw new IllegalArgumentException("'" + text + "' is not a duration; write 250ms, 1s, 5m or 1h (a bare number is seconds)");

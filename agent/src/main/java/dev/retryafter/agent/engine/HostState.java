@@ -663,6 +663,22 @@ public final class HostState {
         store.learn(key, now, limit.scheduleOf(pace), OptionalInt.empty());
     }
 
+    /**
+     * An operator holds the host until {@code until}: its requests fail fast until then, as in a hold of the agent's
+     * own (a later hold already in place stands). Returns the moment the host is held until now.
+     */
+    public long holdByOperator(long now, long until, String reason) {
+        synchronized (this) {
+            if (!knowledge().isHeldAt(now)) {
+                holds++;
+            }
+        }
+        store.holdUntil(key, until, reason);
+        HostKnowledge known = knowledge();
+        pauseProbing(now, until, known);
+        return known.holdUntilMillis;
+    }
+
     private PaceSchedule paceOf(HostKnowledge known) {
         return known.pace != null ? known.pace : startPace;
     }

@@ -152,6 +152,15 @@ public final class RetryEngine {
         return knowledge.releaseHold(lowerCase(key), clock.millis());
     }
 
+    /**
+     * An operator holds {@code key} ("host:port", tracked) until {@code until}, for {@code reason}: the moment it is
+     * held until now (a later hold already in place stands); MIN_VALUE when the host is not tracked.
+     */
+    public long hold(String key, long until, String reason) {
+        HostState state = host(key);
+        return state == null ? Long.MIN_VALUE : state.holdByOperator(clock.millis(), until, reason);
+    }
+
     /** An operator drops all this JVM tracks and knows of {@code key}; see {@link HostStateStore#forget}. */
     public boolean forget(String key) {
         return store.forget(lowerCase(key));

@@ -30,6 +30,9 @@ public interface AgentMXBean {
     /** Lifts the hold on "host:port" (and the wait it imposed); says what it did. */
     String releaseHold(String host);
 
+    /** Holds "host:port" for {@code duration} (1s to 24h: 30m, 2h): its requests fail fast until then; says what it did. */
+    String hold(String host, String duration);
+
     /** Drops all this JVM tracks and knows of "host:port", as if never seen; says what it did. */
     String forget(String host);
 

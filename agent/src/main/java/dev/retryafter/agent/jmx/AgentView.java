@@ -1,6 +1,7 @@
 package dev.retryafter.agent.jmx;
 
 import dev.retryafter.agent.GoverningSwitch;
+import dev.retryafter.agent.config.Values;
 import dev.retryafter.agent.engine.HostState;
 import dev.retryafter.agent.engine.Mode;
 import dev.retryafter.agent.engine.RetryEngine;
@@ -20,6 +21,8 @@ final class AgentView implements AgentMXBean {
 
     static final String OVER_JMX = "over JMX";
     static final String FROM_COMMAND_LINE = "from the command line";
+    /** The longest hold an operator may set: a hold a fleet's store keeps cannot be lifted by hand, only outlived. */
+    static final long MAX_HOLD_MILLIS = 24 * 3_600_000L;
 
     private final RetryEngine engine;
     private final GoverningSwitch governing;
@@ -135,6 +138,35 @@ final class AgentView implements AgentMXBean {
             return new Outcome(true, host + " released from its hold: its next request goes (what was learned of it stays)");
         }
         return new Outcome(true, host + " is not held (or is held by the fleet store, whose hold each JVM reads back); nothing changed");
+    }
+
+    @Override
+    public String hold(String host, String duration) {
+        return holdHost(host, duration, OVER_JMX).line;
+    }
+
+    /** An operator's hold of a tracked host for a while (at most a day): its requests fail fast until then. */
+    Outcome holdHost(String given, String duration, String via) {
+        String host = tracked(given);
+        if (host == null) {
+            return notTracked(given);
+        }
+        long millis;
+        try {
+            millis = Values.durationMillis(duration == null ? "" : duration);
+        } catch (IllegalArgumentException e) {
+            return new Outcome(false, e.getMessage() + "; nothing changed");
+        }
+        if (millis < 1_000 || millis > MAX_HOLD_MILLIS) {
+            return new Outcome(false, "a hold of " + duration.trim() + ": give one from 1s to 24h; nothing changed");
+        }
+        long until = engine.hold(host, engine.now() + millis, "held by an operator " + via);
+        if (until == Long.MIN_VALUE) {
+            return notTracked(given);
+        }
+        log.info("{}: held until {} {}", host, Instant.ofEpochMilli(until), via);
+        return new Outcome(true, host + " held until " + Instant.ofEpochMilli(until) + ": its requests fail fast until then"
+                + " (release lifts it; in a fleet that shares a store, every JVM holds it, and it ends on its own)");
     }
 
     @Override

@@ -22,7 +22,7 @@ import java.util.Random;
 import java.util.Set;
 
 /**
- * Where {@code java -jar retry-after-agent.jar mode|enable|disable|forget|release|reload|policy|why PID}
+ * Where {@code java -jar retry-after-agent.jar mode|enable|disable|forget|release|hold|reload|policy|why PID}
  * leaves its request, and finds the answer: a directory of this JVM's own,
  * {@code java.io.tmpdir/retry-after-agent-USER/PID-RANDOM}, only its user may enter (0700, checked before
  * every use on both sides), named in the system property {@value #PROPERTY}, which the command reads
@@ -244,6 +244,8 @@ public final class CommandMailbox implements Runnable {
                 return agent.forgetHost(argument, via);
             case "release":
                 return agent.release(argument, via);
+            case "hold":
+                return agent.holdHost(argument, lines.length > 2 ? lines[2].trim() : "", via);
             case "reload":
                 return agent.reloadPolicies(argument, via);
             case "policy":

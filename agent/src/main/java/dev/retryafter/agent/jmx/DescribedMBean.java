@@ -45,12 +45,15 @@ final class DescribedMBean extends StandardMBean {
                 + " pairs still over it). A file that does not read changes nothing. Answers with what changed");
         texts.put("describePolicies", "The settings in force and where each came from (file and line, agent argument, inherited"
                 + " default.KEY, built-in default, a switch at run time): of every policy (host empty), or of the one governing host");
+        texts.put("hold", "Holds host:port for a while (1s to 24h): its requests fail fast until then, as in the agent's own holds;"
+                + " releaseHold lifts it. In a fleet that shares a store every JVM holds it, and it ends on its own. Answers with what it did");
         texts.put("explain", "Why the host's requests waited, cause by cause (the log's names and words), and what the agent holds"
                 + " it to: its pace and the limit learned, the cap, its category, refusals, holds, its last refusal's decision");
         Map<String, String[][]> parameters = new HashMap<>();
         String[] host = {"host", "host:port as the agent tracks it (127.0.0.1:8081, data.kingcounty.gov:443), or a host alone when one port of it is tracked"};
         parameters.put("releaseHold", new String[][] {host});
         parameters.put("forget", new String[][] {host});
+        parameters.put("hold", new String[][] {host, {"duration", "how long: 30m, 2h (1s to 24h)"}});
         parameters.put("explain", new String[][] {host});
         parameters.put("reload", new String[][] {{"file", "a policy file path in this JVM's file system; empty to re-read the one in force"}});
         parameters.put("describePolicies", new String[][] {{"host", "host or host:port; empty for every policy"}});

@@ -17,6 +17,7 @@ public final class Commands {
             "  disable PID               new requests run as if the agent were not there (it neither governs nor learns)",
             "  enable PID                new requests are governed again",
             "  release PID HOST          lift the hold on HOST (host:port), so its next request goes",
+            "  hold PID HOST DURATION    hold HOST for DURATION (30m, 2h; at most 24h): its requests fail fast until then",
             "  forget PID HOST           drop all the agent knows of HOST, as if never seen",
             "  reload PID [FILE]         re-read the policy file in force, or read FILE from now on",
             "  policy PID [HOST]         the settings in force, of every policy or of the one governing HOST, and where",
@@ -74,6 +75,11 @@ public final class Commands {
                         break;
                     }
                     return Steering.send(pid(args[1]), out, command, args[2]);
+                case "hold":
+                    if (args.length != 4) {
+                        break;
+                    }
+                    return Steering.send(pid(args[1]), out, "hold", args[2], args[3]);
                 case "reload":
                     if (args.length < 2 || args.length > 3) {
                         break;
