@@ -131,7 +131,7 @@ final class AgentView implements AgentMXBean {
     Outcome release(String given, String via) {
         String host = tracked(given);
         if (host == null) {
-            return notTracked(given);
+            return notTracked(given, "; nothing changed");
         }
         if (engine.releaseHold(host)) {
             log.info("{}: hold released {}", host, via);
@@ -149,7 +149,7 @@ final class AgentView implements AgentMXBean {
     Outcome holdHost(String given, String duration, String via) {
         String host = tracked(given);
         if (host == null) {
-            return notTracked(given);
+            return notTracked(given, "; nothing changed");
         }
         long millis;
         try {
@@ -162,7 +162,7 @@ final class AgentView implements AgentMXBean {
         }
         long until = engine.hold(host, engine.now() + millis, "held by an operator " + via);
         if (until == Long.MIN_VALUE) {
-            return notTracked(given);
+            return notTracked(given, "; nothing changed");
         }
         log.info("{}: held until {} {}", host, Instant.ofEpochMilli(until), via);
         return new Outcome(true, host + " held until " + Instant.ofEpochMilli(until) + ": its requests fail fast until then"
@@ -177,7 +177,7 @@ final class AgentView implements AgentMXBean {
     Outcome forgetHost(String given, String via) {
         String host = tracked(given);
         if (host == null) {
-            return notTracked(given);
+            return notTracked(given, "; nothing changed");
         }
         if (engine.forget(host)) {
             log.info("{}: forgotten {}", host, via);
@@ -212,7 +212,7 @@ final class AgentView implements AgentMXBean {
         String key = tracked(given);
         HostState host = key == null ? null : engine.host(key);
         if (host == null) {
-            return notTracked(given);
+            return notTracked(given, "");
         }
         long now = engine.now();
         return new Outcome(true, HostExplanation.of(host.snapshot(now), now));
@@ -241,7 +241,8 @@ final class AgentView implements AgentMXBean {
         return found;
     }
 
-    private Outcome notTracked(String given) {
+    /** Why {@code given} names no host this JVM tracks, and what it does track; {@code then}: what that means for the command. */
+    private Outcome notTracked(String given, String then) {
         List<String> keys = new ArrayList<>();
         List<String> ports = new ArrayList<>();
         for (HostState host : engine.hosts()) {
@@ -257,6 +258,6 @@ final class AgentView implements AgentMXBean {
         Collections.sort(keys);
         String known = keys.isEmpty() ? "no host is tracked" : "tracked: " + (keys.size() <= 10 ? String.join(", ", keys)
                 : String.join(", ", keys.subList(0, 10)) + " and " + (keys.size() - 10) + " more");
-        return new Outcome(false, given + " is not tracked (" + known + "); nothing changed");
+        return new Outcome(false, given + " is not tracked (" + known + ")" + then);
     }
 }
