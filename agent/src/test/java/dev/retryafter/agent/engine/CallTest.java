@@ -2,6 +2,7 @@ package dev.retryafter.agent.engine;
 
 import dev.retryafter.agent.engine.decide.Decide;
 
+import dev.retryafter.agent.testing.RecordingListener;
 import dev.retryafter.agent.testing.VirtualClock;
 import dev.retryafter.agent.testing.VirtualScheduler;
 import org.junit.jupiter.api.Test;
@@ -398,26 +399,9 @@ class CallTest {
      */
     @Test
     void aCallEndedWhileItWaitsIsCountedOnce() throws Exception {
-        AtomicInteger told = new AtomicInteger();
+        RecordingListener told = new RecordingListener();
         RetryEngine engine = RetryEngine.builder().policies(PolicyLookup.everyHost(Policy.builder().maxConcurrency(1).build()))
-                .listener(new DecisionListener() {
-                    @Override
-                    public void onRefusal(HostState host, Decision decision) {
-                    }
-
-                    @Override
-                    public void onRecharacterised(HostState host, CharacterisationChange change) {
-                    }
-
-                    @Override
-                    public void onHeldRequest(HostState host, HostHeldException failure) {
-                    }
-
-                    @Override
-                    public void onEndedWhileWaiting(HostState host) {
-                        told.incrementAndGet();
-                    }
-                }).build();
+                .listener(told).build();
         Call sent = engine.open("portal.example", 443, true);
         sent.turn().join();
         Call queued = engine.open("portal.example", 443, true);
@@ -433,7 +417,7 @@ class CallTest {
         over.endAttempt();
         over.abandon();                      // a cancel after the request was over
         assertEquals(1, sent.host().snapshot(0).endedWhileWaiting);
-        assertEquals(1, told.get());
+        assertEquals(1, told.endedWhileWaiting.size());
     }
 
     /**
@@ -478,27 +462,10 @@ class CallTest {
     void anAsynchronousWaitEndedByTheApplicationCountsWhatItWaited() throws Exception {
         VirtualClock clock = new VirtualClock();
         VirtualScheduler scheduler = new VirtualScheduler(clock);
-        List<WaitedTurn> told = new ArrayList<>();
+        RecordingListener listener = new RecordingListener();
+        List<WaitedTurn> told = listener.turnsWaited;
         RetryEngine engine = RetryEngine.builder().clock(clock).delays(scheduler).random(() -> 0.5)
-                .policies(PolicyLookup.everyHost(Policy.DEFAULTS))
-                .listener(new DecisionListener() {
-                    @Override
-                    public void onRefusal(HostState host, Decision decision) {
-                    }
-
-                    @Override
-                    public void onRecharacterised(HostState host, CharacterisationChange change) {
-                    }
-
-                    @Override
-                    public void onHeldRequest(HostState host, HostHeldException failure) {
-                    }
-
-                    @Override
-                    public void onTurnWaited(HostState host, WaitedTurn turn) {
-                        told.add(turn);
-                    }
-                }).build();
+                .policies(PolicyLookup.everyHost(Policy.DEFAULTS)).listener(listener).build();
         Call refused = engine.open("portal.example", 443, true);
         refused.turn().join();
         refused.onResponse(429, "5");

@@ -20,25 +20,6 @@ class HoldTest {
 
     private static final Policy TRUTHFUL = Policy.builder().maxSleepMillis(300_000).pinnedCategory(Category.TRUTHFUL).build();
 
-    /** An operator's hold: requests fail fast with its reason until it ends, a later hold stands, release lifts it. */
-    @Test
-    void anOperatorsHoldFailsRequestsFastUntilItEndsOrIsReleased() throws Exception {
-        EngineFixture f = new EngineFixture(Policy.DEFAULTS);
-        Call first = f.engine.open("data.kingcounty.gov", 443, true);
-        first.awaitTurn();
-        first.onResponse(200, null);
-        first.endAttempt();
-        long now = f.clock.millis();
-        assertEquals(now + 600_000, f.engine.hold("data.kingcounty.gov:443", now + 600_000, "held by an operator from the command line"));
-        assertEquals(now + 600_000, f.engine.hold("data.kingcounty.gov:443", now + 60_000, "a shorter one"), "the later hold stands");
-        assertEquals(Long.MIN_VALUE, f.engine.hold("elsewhere.example:443", now + 60_000, "x"), "not tracked: nothing held");
-        HostHeldException held = assertThrows(HostHeldException.class, () -> f.engine.open("data.kingcounty.gov", 443, true).awaitTurn());
-        assertTrue(held.getMessage().contains("held by an operator from the command line"), held.getMessage());
-        assertEquals(1, f.host().snapshot(now).holds);
-        assertTrue(f.engine.releaseHold("data.kingcounty.gov:443"));
-        f.engine.open("data.kingcounty.gov", 443, true).awaitTurn(); // goes
-    }
-
     @Test
     void aConfirmedLongWaitHoldsTheHostAndNewRequestsFailFast() throws Exception {
         EngineFixture f = new EngineFixture(TRUTHFUL);

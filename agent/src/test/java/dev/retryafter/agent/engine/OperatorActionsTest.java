@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What an operator can do to a running engine (the Agent MBean's operations), and what the host MBean reads. */
@@ -81,5 +82,24 @@ class OperatorActionsTest {
         assertSame(call.lastDecision(), s.lastDecision().get());
         assertEquals(Reason.NO_HEADER, s.lastDecision().get().waitBeforeNextRequest().reason());
         assertEquals(1, s.maxConcurrency, "the cap in force: a refusal alone leaves a new host in its slow start, one in flight");
+    }
+
+    /** An operator's hold: requests fail fast with its reason until it ends, a later hold stands, release lifts it. */
+    @Test
+    void anOperatorsHoldFailsRequestsFastUntilItEndsOrIsReleased() throws Exception {
+        EngineFixture f = new EngineFixture(Policy.DEFAULTS);
+        Call first = f.engine.open("data.kingcounty.gov", 443, true);
+        first.awaitTurn();
+        first.onResponse(200, null);
+        first.endAttempt();
+        long now = f.clock.millis();
+        assertEquals(now + 600_000, f.engine.hold("data.kingcounty.gov:443", now + 600_000, "held by an operator from the command line"));
+        assertEquals(now + 600_000, f.engine.hold("data.kingcounty.gov:443", now + 60_000, "a shorter one"), "the later hold stands");
+        assertEquals(Long.MIN_VALUE, f.engine.hold("elsewhere.example:443", now + 60_000, "x"), "not tracked: nothing held");
+        HostHeldException held = assertThrows(HostHeldException.class, () -> f.engine.open("data.kingcounty.gov", 443, true).awaitTurn());
+        assertTrue(held.getMessage().contains("held by an operator from the command line"), held.getMessage());
+        assertEquals(1, f.host().snapshot(now).holds);
+        assertTrue(f.engine.releaseHold("data.kingcounty.gov:443"));
+        f.engine.open("data.kingcounty.gov", 443, true).awaitTurn(); // goes
     }
 }

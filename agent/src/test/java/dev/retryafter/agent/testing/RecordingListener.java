@@ -21,6 +21,8 @@ public final class RecordingListener implements DecisionListener {
     public final List<Learned> learned = new CopyOnWriteArrayList<>();
     /** Every turn that waited, with what it waited for. */
     public final List<WaitedTurn> turnsWaited = new CopyOnWriteArrayList<>();
+    /** The host of each request the application ended while it waited. */
+    public final List<HostState> endedWhileWaiting = new CopyOnWriteArrayList<>();
 
     @Override
     public void onRefusal(HostState host, Decision decision) {
@@ -45,5 +47,10 @@ public final class RecordingListener implements DecisionListener {
     @Override
     public void onTurnWaited(HostState host, WaitedTurn turn) {
         turnsWaited.add(turn);
+    }
+
+    @Override
+    public void onEndedWhileWaiting(HostState host) {
+        endedWhileWaiting.add(host);
     }
 }
