@@ -105,7 +105,7 @@ public final class RetryEngine {
     }
 
     /** The mode a host on {@code policy} is in now: the policy's own, or else the engine's. */
-    Mode modeFor(Policy policy) {
+    public Mode modeFor(Policy policy) {
         Mode own = policy.mode();
         return own != null ? own : mode;
     }

@@ -165,7 +165,11 @@ final class AgentView implements AgentMXBean {
             return notTracked(given, "; nothing changed");
         }
         log.info("{}: held until {} {}", host, Instant.ofEpochMilli(until), via);
-        return new Outcome(true, host + " held until " + Instant.ofEpochMilli(until) + ": its requests fail fast until then"
+        HostState state = engine.host(host);
+        boolean observed = state != null && engine.modeFor(state.policy()) == Mode.OBSERVE;
+        return new Outcome(true, host + " held until " + Instant.ofEpochMilli(until) + (observed
+                ? ": observed, its requests are still sent, and counted as would-fail-fast until then"
+                : ": its requests fail fast until then")
                 + " (release lifts it; in a fleet that shares a store, every JVM holds it, and it ends on its own)");
     }
 
