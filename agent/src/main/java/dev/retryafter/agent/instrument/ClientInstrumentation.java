@@ -13,6 +13,7 @@ import dev.retryafter.agent.instrument.asynchttpclient.AsyncHttpClientModule;
 import dev.retryafter.agent.instrument.vertx.VertxModule;
 import dev.retryafter.agent.instrument.reactornetty.ReactorNettyModule;
 import dev.retryafter.agent.instrument.okhttp.OkHttpModule;
+import dev.retryafter.agent.instrument.okhttp2.OkHttp2Module;
 import dev.retryafter.agent.instrument.urlconnection.UrlConnectionModule;
 
 import java.io.IOException;
@@ -64,6 +65,7 @@ public final class ClientInstrumentation implements ClassFileTransformer {
         new CommonsHttp3Module(),
         new UrlConnectionModule(),
         new OkHttpModule(),
+        new OkHttp2Module(),
         new JettyModule(),
         new Jetty9to11Module(),
         new AsyncHttpClientModule(),

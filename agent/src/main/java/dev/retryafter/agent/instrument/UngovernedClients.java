@@ -26,7 +26,6 @@ public final class UngovernedClients {
     static {
         mark("io.netty.handler.codec.http.HttpClientCodec", "Netty HTTP codec");
         mark("io.vertx.core.http.impl.HttpClientImpl", "Vert.x HttpClient");
-        mark("com.squareup.okhttp.OkHttpClient", "OkHttp 2");
         mark("io.helidon.webclient.api.WebClient", "Helidon WebClient");
         // AsyncHttpClient is governed, and loads Netty's codec for its connections: after its interface, which its client
         // class implements (the client class itself is a target of the transformer's, and never passes here).

@@ -108,7 +108,8 @@ class ClientInstrumentationTest {
         assertTrue(instrumentation.classNames().contains("okhttp3.internal.connection.Transmitter"), "OkHttp 3.14's call timeout");
         assertTrue(instrumentation.classNames().contains("org.apache.http.client.methods.AbstractExecutionAwareRequest"), "Apache 4's abort");
         assertTrue(instrumentation.classNames().contains("org.apache.hc.client5.http.classic.methods.HttpUriRequestBase"), "Apache 5's cancel");
-        assertEquals(37, instrumentation.classNames().size());
+        assertTrue(instrumentation.classNames().contains("com.squareup.okhttp.Call"), "OkHttp 2");
+        assertEquals(38, instrumentation.classNames().size());
     }
 
     private static java.util.Set<String> members(Class<?> type) {

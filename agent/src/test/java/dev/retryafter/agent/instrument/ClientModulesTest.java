@@ -32,6 +32,7 @@ class ClientModulesTest {
             "org/apache/hc/", "org.apache.hc.",
             "org/apache/commons/httpclient/", "org.apache.commons.httpclient.",
             "okhttp3/", "okhttp3.",
+            "com/squareup/okhttp/", "com.squareup.okhttp.",
             "org/eclipse/jetty/", "org.eclipse.jetty.",
             "jdk/internal/net/http/", "jdk.internal.net.http.",
             "java/net/http/",

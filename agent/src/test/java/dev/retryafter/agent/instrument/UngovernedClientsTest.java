@@ -15,16 +15,17 @@ class UngovernedClientsTest {
     void aMarkedClassNamesItsClientOnce() {
         UngovernedClients clients = new UngovernedClients();
         clients.onLoaded("java/lang/String");
-        clients.onLoaded("com/squareup/okhttp/OkHttpClient");
+        clients.onLoaded("io/helidon/webclient/api/WebClient");
         clients.onLoaded("org/asynchttpclient/DefaultAsyncHttpClient"); // governed: not named
         clients.onLoaded("org/eclipse/jetty/client/api/Request"); // 9.4-11: governed, not named
         clients.onLoaded("org/eclipse/jetty/client/HttpClient"); // 12 and 9.4-11 governed
         clients.onLoaded("org/apache/http/impl/nio/client/CloseableHttpAsyncClient"); // governed: not named
         clients.onLoaded("org/apache/hc/client5/http/impl/async/CloseableHttpAsyncClient"); // governed: not named
-        clients.onLoaded("com/squareup/okhttp/OkHttpClient");
+        clients.onLoaded("io/helidon/webclient/api/WebClient");
+        clients.onLoaded("com/squareup/okhttp/OkHttpClient"); // OkHttp 2: governed, not named
         clients.onLoaded("org/apache/commons/httpclient/HttpClient"); // governed: not named
         clients.onLoaded("reactor/netty/http/client/HttpClient"); // governed: not named
-        assertEquals(List.of("OkHttp 2 (com.squareup.okhttp.OkHttpClient)"), clients.loaded());
+        assertEquals(List.of("Helidon WebClient (io.helidon.webclient.api.WebClient)"), clients.loaded());
     }
 
     @Test

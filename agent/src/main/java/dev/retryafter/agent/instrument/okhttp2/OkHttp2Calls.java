@@ -1,0 +1,106 @@
+package dev.retryafter.agent.instrument.okhttp2;
+
+import dev.retryafter.agent.engine.Call;
+import dev.retryafter.agent.instrument.BlockingClient;
+import dev.retryafter.agent.instrument.BlockingRetryLoop;
+import dev.retryafter.agent.instrument.CancellableCalls;
+import dev.retryafter.agent.instrument.ClientMethod;
+import dev.retryafter.agent.instrument.ModuleHooks;
+
+import java.io.Closeable;
+import java.io.IOException;
+
+/**
+ * OkHttp 2's side of the agent, by reflection: the host of a call's request, its responses read for the one blocking
+ * loop, a refusal's body closed before the retry, and a call's cancel ending its wait. A refusal of an enqueued call is
+ * waited out on the dispatcher thread that runs it, as OkHttp 2 runs its own follow-ups there.
+ */
+public final class OkHttp2Calls extends BlockingClient implements ModuleHooks {
+
+    /** A call was cancelled: the call. */
+    static final String CANCEL = "okhttp2.cancel";
+
+    private static final ClientMethod HTTP_URL = new ClientMethod("httpUrl");
+    /** {@code Request.body()} and {@code Response.body()} alike. */
+    private static final ClientMethod SCHEME = new ClientMethod("scheme");
+    private static final ClientMethod HOST = new ClientMethod("host");
+    private static final ClientMethod PORT = new ClientMethod("port");
+    private static final ClientMethod CODE = new ClientMethod("code");
+    private static final ClientMethod BODY = new ClientMethod("body");
+    /** OkHttp 2's own request bodies (of a string, bytes, a file, a form, a multipart of those) can be written again. */
+    private static final String OWN_BODIES = "com.squareup.okhttp.";
+    private static final ClientMethod HEADERS = new ClientMethod("headers");
+    private static final ClientMethod SIZE = new ClientMethod("size");
+    private static final ClientMethod NAME = new ClientMethod("name", "int");
+    private static final ClientMethod VALUE = new ClientMethod("value", "int");
+
+    /** Each governed call's engine call, for its cancel to end its wait. */
+    private final CancellableCalls cancels = new CancellableCalls("isCanceled");
+
+    public OkHttp2Calls() {
+        super("okhttp2", null, "header", new String[0], null); // closing the body discards the rest of it
+    }
+
+    /** {@code exchange}: the OkHttp call and its request, whose URL names the host. */
+    @Override
+    public Call begin(BlockingRetryLoop loop, Object exchange, String scheme, String host, int port, boolean replayable,
+                      boolean governNew) throws IOException {
+        if (!governNew || !(exchange instanceof Object[])) {
+            return null;
+        }
+        Object okCall = ((Object[]) exchange)[0];
+        Object request = ((Object[]) exchange)[1];
+        try {
+            Object url = HTTP_URL.call(request);
+            Object body = BODY.call(request);
+            // OkHttp 2 has no one-shot mark: a body of the application's own class may stream once, and is never sent twice.
+            boolean again = body == null || body.getClass().getName().startsWith(OWN_BODIES);
+            return loop.begin((String) SCHEME.call(url), (String) HOST.call(url), (Integer) PORT.call(url), again, cancels, okCall);
+        } catch (ReflectiveOperationException | RuntimeException unusable) {
+            return null; // a request OkHttp fails on as it would without the agent
+        }
+    }
+
+    /** The advice names no OkHttp type, so the status is read here. */
+    @Override
+    public boolean respond(BlockingRetryLoop loop, Object call, Object response, Object body, int status, Throwable thrown)
+            throws IOException {
+        int code = 0;
+        if (response != null) {
+            try {
+                code = (Integer) CODE.call(response);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                code = 0; // read as an attempt that failed: the response goes to the application as it is
+            }
+        }
+        return super.respond(loop, call, response, body, code, thrown);
+    }
+
+    @Override
+    public String[] hooks() {
+        return new String[] {CANCEL};
+    }
+
+    @Override
+    public Object call(String hook, Object[] a, NewCalls newCalls) {
+        cancels.cancelled(a[0]);
+        return null;
+    }
+
+    @Override
+    protected void offerHeaders(Object response, Call call) throws ReflectiveOperationException {
+        Object headers = HEADERS.call(response);
+        for (int i = 0, n = (Integer) SIZE.call(headers); i < n; i++) {
+            call.offerHeader((String) NAME.call(headers, i), (String) VALUE.call(headers, i));
+        }
+    }
+
+    /** OkHttp 2's response is not {@code Closeable}; its body is, and closing it gives the connection back. */
+    @Override
+    protected void release(Object response) throws ReflectiveOperationException {
+        Object body = BODY.call(response);
+        if (body instanceof Closeable) {
+            close(body);
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package dev.retryafter.agent.instrument.okhttp2;
+
+import dev.retryafter.agent.instrument.ClientModule;
+import dev.retryafter.agent.instrument.ModuleContext;
+import dev.retryafter.agent.instrument.Target;
+
+/**
+ * OkHttp 2 ({@code com.squareup.okhttp}; 2.7.5 tested): the call's {@code getResponse}, where one request's attempt runs
+ * with OkHttp's own redirects, authentication and connection recovery, beneath the application's interceptors; and the
+ * call's {@code cancel()}. Its {@code execute()} and the dispatcher's run of an {@code enqueue()} both come through it.
+ */
+public final class OkHttp2Module implements ClientModule {
+
+    @Override
+    public Target[] targets() {
+        return new Target[] {
+            new Target("com.squareup.okhttp.Call").advise("getResponse/2", "okhttp2.ResponseAdvice").advise("cancel/0", "okhttp2.CancelAdvice")};
+    }
+
+    @Override
+    public Object[] hooks(ModuleContext context) {
+        return new Object[] {new OkHttp2Calls()};
+    }
+}

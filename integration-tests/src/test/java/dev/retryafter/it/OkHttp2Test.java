@@ -1,0 +1,114 @@
+package dev.retryafter.it;
+
+import dev.retryafter.it.harness.ChildJvm;
+import dev.retryafter.it.harness.Jdk;
+import dev.retryafter.it.harness.MinSleepFloor;
+import dev.retryafter.it.harness.ScriptedServer;
+import dev.retryafter.it.harness.ScriptedServer.Reply;
+import dev.retryafter.it.harness.TestClasspath;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * OkHttp 2.7.5 ({@code com.squareup.okhttp}), unchanged, on Java 8 and 17, with only its own jars and okio 1.6 on the
+ * class path: refusals retried with {@code execute()} and {@code enqueue()} and every record arrives, min-sleep kept;
+ * {@code Retry-After: 3600} never slept; OkHttp's own bodies sent again, the application's never twice; a cancel ends the
+ * wait at once. It was named an ungoverned client before.
+ */
+@Execution(ExecutionMode.CONCURRENT)
+class OkHttp2Test {
+
+    private static final long MIN_SLEEP_MILLIS = 200;
+
+    private static ChildJvm.Result run(Jdk jdk, String policy, String... args) throws Exception {
+        Path file = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");
+        Files.writeString(file, policy);
+        ChildJvm jvm = new ChildJvm(jdk).classpathEntry(TestClasspath.testClasses());
+        TestClasspath.folder("okhttp-2").forEach(jvm::classpathEntry);
+        return jvm.withAgent("config=" + file).timeout(Duration.ofSeconds(150)).main("dev.retryafter.it.apps.java8.OkHttp2App", args).run();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Jdk.class, names = {"JAVA_8", "JAVA_17"})
+    void refusalsAreRetriedAndEveryRecordArrives(Jdk jdk) throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n % 4 == 1 ? Reply.refused("0") : Reply.ok())) {
+            ChildJvm.Result result = run(jdk, "default.min-sleep = " + MIN_SLEEP_MILLIS + "ms\ndefault.max-sleep = 2s\n",
+                    "records", server.url("/records/"), "12");
+            assertEquals(0, result.exitCode, result::toString);
+            assertTrue(result.stdout.contains("EXECUTE 12 of 12") && result.stdout.contains("ENQUEUE 12 of 12"),
+                    () -> "every record, through execute() and enqueue()\n" + result);
+            int refusals = 0;
+            for (int n = 0; n < server.requests(); n++) {
+                refusals += n % 4 == 1 ? 1 : 0;
+            }
+            assertEquals(24 + refusals, server.requests(), () -> "each refusal sent again once, nothing more\n" + result);
+            assertTrue(refusals > 0, result::toString);
+            // execute() sends one at a time: each refused request's next comes after min-sleep.
+            List<Long> arrivals = server.arrivals;
+            for (int n = 1; n < 12 && n + 1 < arrivals.size(); n += 4) {
+                long gap = (arrivals.get(n + 1) - arrivals.get(n)) / 1_000_000;
+                int at = n;
+                MinSleepFloor.assertKept(gap, MIN_SLEEP_MILLIS, () -> "after refusal " + at + ": " + gap + " ms\n" + result);
+            }
+            assertFalse(result.stderr.contains("ungoverned") || result.stderr.contains("internal failure"), result::toString);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Jdk.class, names = {"JAVA_8", "JAVA_17"})
+    void retryAfter3600IsNeverSleptAndTheLastRefusalComesBack(Jdk jdk) throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("3600"))) {
+            ChildJvm.Result result = run(jdk, "default.min-sleep = " + MIN_SLEEP_MILLIS + "ms\ndefault.max-sleep = 1s\ndefault.max-attempts = 3\n",
+                    "once", server.url("/records/1"));
+            assertEquals(0, result.exitCode, result::toString);
+            assertTrue(result.stdout.contains("STATUS 429 ") || result.stdout.contains("FAILED dev.retryafter.agent.engine.HostHeldException"),
+                    () -> "the last refusal, or a hold on a machine slow enough for the attempts to outlast max-sleep\n" + result);
+            assertTrue(server.requests() <= 3, () -> server.requests() + " requests\n" + result);
+        }
+    }
+
+    /** OkHttp's own body of a string is sent again whole; a body of the application's own class never twice. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Jdk.class, names = {"JAVA_8", "JAVA_17"})
+    void anOwnBodyIsSentAgainWholeAndTheApplicationsNeverTwice(Jdk jdk) throws Exception {
+        String policy = "default.min-sleep = " + MIN_SLEEP_MILLIS + "ms\ndefault.max-sleep = 2s\n";
+        try (ScriptedServer server = new ScriptedServer(n -> n == 0 ? Reply.refused("0") : Reply.ok())) {
+            ChildJvm.Result result = run(jdk, policy, "post-string", server.url("/upload"));
+            assertTrue(result.stdout.contains("STATUS 200 "), result::toString);
+            assertEquals(List.of("every time", "every time"), server.bodies, result::toString);
+        }
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"))) {
+            ChildJvm.Result result = run(jdk, policy, "post-own", server.url("/upload"));
+            assertTrue(result.stdout.contains("STATUS 429 "), () -> "the refusal goes back to the application\n" + result);
+            assertEquals(List.of("once"), server.bodies, result::toString);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Jdk.class, names = {"JAVA_8", "JAVA_17"})
+    void aCancelEndsTheWaitAtOnce(Jdk jdk) throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"))) {
+            ChildJvm.Result result = run(jdk, "default.min-sleep = 30s\ndefault.max-sleep = 60s\n", "cancel", server.url("/records/1"));
+            assertEquals(0, result.exitCode, result::toString);
+            Matcher ended = Pattern.compile("CANCEL (\\d+) ms: (.*)").matcher(result.stdout);
+            assertTrue(ended.find(), result::toString);
+            assertTrue(ended.group(2).contains("Canceled"), result::toString);
+            assertTrue(Long.parseLong(ended.group(1)) < 15_000, () -> "at the cancel, not after the 30 s wait\n" + result);
+            assertEquals(1, server.requests(), () -> "nothing sent after the cancel\n" + result);
+            assertTrue(result.stderr.contains("1 ended by the application while waiting"), result::toString);
+        }
+    }
+}

@@ -1,0 +1,164 @@
+package dev.retryafter.it.apps.java8;
+
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * OkHttp 2.7 ({@code com.squareup.okhttp}), as old code uses it, mostly through reflection (this module's okio is 3.x,
+ * OkHttp 2's is 1.x: only a body of the application's own class names OkHttp 2's types). Java 8 bytecode.
+ * <ul>
+ * <li>{@code records URL N}: N GETs of {@code URL<i>} with {@code execute()}, then N with {@code enqueue()}; prints
+ * {@code EXECUTE <ok> of N} and {@code ENQUEUE <ok> of N}, ok being the 200s whose body was read whole.</li>
+ * <li>{@code once URL}: one GET; prints {@code STATUS <code> <body length>}, or {@code FAILED <exception>}.</li>
+ * <li>{@code cancel URL}: one GET, which the host refuses, cancelled from another thread 2 s in; prints
+ * {@code CANCEL <ms> ms: <how it ended>}.</li>
+ * <li>{@code post-string URL}, {@code post-own URL}: one POST of OkHttp's body of a string, or of a body of the
+ * application's own class (which could stream once); prints {@code STATUS <code> <body length>}.</li>
+ * </ul>
+ */
+public final class OkHttp2App {
+
+    private static final ClassLoader LOADER = OkHttp2App.class.getClassLoader();
+
+    private OkHttp2App() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Object client = type("OkHttpClient").getConstructor().newInstance();
+        switch (args[0]) {
+            case "records": {
+                int n = Integer.parseInt(args[2]);
+                int ok = 0;
+                for (int i = 0; i < n; i++) {
+                    ok += bodyOf(type("Call").getMethod("execute").invoke(call(client, args[1] + i))) >= 0 ? 1 : 0;
+                }
+                System.out.println("EXECUTE " + ok + " of " + n);
+                System.out.println("ENQUEUE " + enqueueAll(client, args[1], n) + " of " + n);
+                break;
+            }
+            case "once":
+            case "post-string":
+            case "post-own": {
+                try {
+                    Object sent = args[0].equals("once") ? null : args[0].equals("post-own") ? new OwnBody("once")
+                            : com.squareup.okhttp.RequestBody.create(com.squareup.okhttp.MediaType.parse("text/plain"), "every time");
+                    Object response = type("Call").getMethod("execute").invoke(call(client, args[1], sent));
+                    int code = (Integer) type("Response").getMethod("code").invoke(response);
+                    Object body = type("Response").getMethod("body").invoke(response);
+                    System.out.println("STATUS " + code + " " + ((String) type("ResponseBody").getMethod("string").invoke(body)).length());
+                } catch (InvocationTargetException e) {
+                    System.out.println("FAILED " + e.getCause());
+                }
+                break;
+            }
+            default: { // cancel
+                Object call = call(client, args[1]);
+                Thread canceller = new Thread(() -> {
+                    try {
+                        Thread.sleep(2_000);
+                        type("Call").getMethod("cancel").invoke(call);
+                    } catch (Exception e) {
+                        e.printStackTrace();
+                    }
+                });
+                canceller.start();
+                long start = System.nanoTime();
+                String outcome;
+                try {
+                    Object response = type("Call").getMethod("execute").invoke(call);
+                    outcome = "status " + type("Response").getMethod("code").invoke(response);
+                } catch (InvocationTargetException e) {
+                    outcome = String.valueOf(e.getCause());
+                }
+                System.out.println("CANCEL " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms: " + outcome);
+            }
+        }
+        System.exit(0);
+    }
+
+    private static Class<?> type(String name) throws ClassNotFoundException {
+        return Class.forName("com.squareup.okhttp." + name, true, LOADER);
+    }
+
+    private static Object call(Object client, String url) throws Exception {
+        return call(client, url, null);
+    }
+
+    /** A call of {@code url}: a GET, or a POST of {@code body}. */
+    private static Object call(Object client, String url, Object body) throws Exception {
+        Object builder = type("Request$Builder").getConstructor().newInstance();
+        type("Request$Builder").getMethod("url", String.class).invoke(builder, url);
+        if (body != null) {
+            type("Request$Builder").getMethod("post", type("RequestBody")).invoke(builder, body);
+        }
+        Object request = type("Request$Builder").getMethod("build").invoke(builder);
+        return type("OkHttpClient").getMethod("newCall", type("Request")).invoke(client, request);
+    }
+
+    /** The body's length for a 200 read whole, else -1. */
+    private static int bodyOf(Object response) throws Exception {
+        int code = (Integer) type("Response").getMethod("code").invoke(response);
+        Object body = type("Response").getMethod("body").invoke(response);
+        String text = (String) type("ResponseBody").getMethod("string").invoke(body);
+        return code == 200 ? text.length() : -1;
+    }
+
+    /** Enqueues N GETs at once and waits for each callback: how many were 200s read whole. */
+    private static int enqueueAll(Object client, String url, int n) throws Exception {
+        CountDownLatch done = new CountDownLatch(n);
+        AtomicInteger ok = new AtomicInteger();
+        Class<?> callback = type("Callback");
+        Object listener = Proxy.newProxyInstance(LOADER, new Class<?>[] {callback}, (proxy, method, a) -> {
+            if (method.getDeclaringClass() == Object.class) {
+                return method.getName().equals("equals") ? proxy == a[0] : method.getName().equals("hashCode")
+                        ? System.identityHashCode(proxy) : "callback";
+            }
+            if (method.getName().equals("onResponse")) {
+                try {
+                    ok.addAndGet(bodyOf(a[0]) >= 0 ? 1 : 0);
+                } catch (Exception e) {
+                    throw new IOException(e);
+                }
+            } else {
+                System.out.println("ENQUEUED FAILED " + a[1]);
+            }
+            done.countDown();
+            return null;
+        });
+        Method enqueue = type("Call").getMethod("enqueue", callback);
+        for (int i = 0; i < n; i++) {
+            enqueue.invoke(call(client, url + (100 + i)), listener);
+        }
+        done.await(120, TimeUnit.SECONDS);
+        return ok.get();
+    }
+
+    /** A body of the application's own class: for all OkHttp 2 knows, it streams once. */
+    private static final class OwnBody extends com.squareup.okhttp.RequestBody {
+        private final byte[] bytes;
+
+        OwnBody(String text) {
+            this.bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public com.squareup.okhttp.MediaType contentType() {
+            return com.squareup.okhttp.MediaType.parse("text/plain");
+        }
+
+        @Override
+        public long contentLength() {
+            return bytes.length;
+        }
+
+        @Override
+        public void writeTo(okio.BufferedSink sink) throws IOException {
+            sink.write(bytes);
+        }
+    }
+}
