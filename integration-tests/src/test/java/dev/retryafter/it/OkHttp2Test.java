@@ -77,23 +77,33 @@ class OkHttp2Test {
             assertTrue(result.stdout.contains("STATUS 429 ") || result.stdout.contains("FAILED dev.retryafter.agent.engine.HostHeldException"),
                     () -> "the last refusal, or a hold on a machine slow enough for the attempts to outlast max-sleep\n" + result);
             assertTrue(server.requests() <= 3, () -> server.requests() + " requests\n" + result);
+            assertTrue(result.stderr.contains("429 attempt 1/3 Retry-After=\"3600\""), () -> "governed: the agent decided on it\n" + result);
         }
     }
 
-    /** OkHttp's own body of a string is sent again whole; a body of the application's own class never twice. */
+    /**
+     * OkHttp's own bodies of a string and of a form are sent again whole; a multipart (whose parts may be anyone's) and a
+     * body of the application's own class never twice: their refusal goes back to the application.
+     */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Jdk.class, names = {"JAVA_8", "JAVA_17"})
     void anOwnBodyIsSentAgainWholeAndTheApplicationsNeverTwice(Jdk jdk) throws Exception {
         String policy = "default.min-sleep = " + MIN_SLEEP_MILLIS + "ms\ndefault.max-sleep = 2s\n";
-        try (ScriptedServer server = new ScriptedServer(n -> n == 0 ? Reply.refused("0") : Reply.ok())) {
-            ChildJvm.Result result = run(jdk, policy, "post-string", server.url("/upload"));
-            assertTrue(result.stdout.contains("STATUS 200 "), result::toString);
-            assertEquals(List.of("every time", "every time"), server.bodies, result::toString);
+        for (String mode : List.of("post-string", "post-form")) {
+            try (ScriptedServer server = new ScriptedServer(n -> n == 0 ? Reply.refused("0") : Reply.ok())) {
+                ChildJvm.Result result = run(jdk, policy, mode, server.url("/upload"));
+                assertTrue(result.stdout.contains("STATUS 200 "), result::toString);
+                assertEquals(2, server.bodies.size(), result::toString);
+                assertEquals(server.bodies.get(0), server.bodies.get(1), () -> mode + ": sent again whole\n" + result);
+            }
         }
-        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"))) {
-            ChildJvm.Result result = run(jdk, policy, "post-own", server.url("/upload"));
-            assertTrue(result.stdout.contains("STATUS 429 "), () -> "the refusal goes back to the application\n" + result);
-            assertEquals(List.of("once"), server.bodies, result::toString);
+        for (String mode : List.of("post-multipart", "post-own")) {
+            try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"))) {
+                ChildJvm.Result result = run(jdk, policy, mode, server.url("/upload"));
+                assertTrue(result.stdout.contains("STATUS 429 "), () -> mode + ": the refusal goes back to the application\n" + result);
+                assertEquals(1, server.bodies.size(), () -> mode + "\n" + result);
+                assertTrue(result.stderr.contains("the request body cannot be sent twice"), () -> "governed: the agent said why\n" + result);
+            }
         }
     }
 

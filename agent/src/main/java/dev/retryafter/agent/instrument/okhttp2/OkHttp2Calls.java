@@ -1,6 +1,7 @@
 package dev.retryafter.agent.instrument.okhttp2;
 
 import dev.retryafter.agent.engine.Call;
+import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.instrument.BlockingClient;
 import dev.retryafter.agent.instrument.BlockingRetryLoop;
 import dev.retryafter.agent.instrument.CancellableCalls;
@@ -20,15 +21,16 @@ public final class OkHttp2Calls extends BlockingClient implements ModuleHooks {
     /** A call was cancelled: the call. */
     static final String CANCEL = "okhttp2.cancel";
 
-    private static final ClientMethod HTTP_URL = new ClientMethod("httpUrl");
-    /** {@code Request.body()} and {@code Response.body()} alike. */
-    private static final ClientMethod SCHEME = new ClientMethod("scheme");
-    private static final ClientMethod HOST = new ClientMethod("host");
-    private static final ClientMethod PORT = new ClientMethod("port");
+    /** {@code Request.url()}, a {@code java.net.URL} in every 2.x ({@code httpUrl()} came in 2.4). */
+    private static final ClientMethod URL = new ClientMethod("url");
     private static final ClientMethod CODE = new ClientMethod("code");
+    /** {@code Request.body()} and {@code Response.body()} alike. */
     private static final ClientMethod BODY = new ClientMethod("body");
-    /** OkHttp 2's own request bodies (of a string, bytes, a file, a form, a multipart of those) can be written again. */
-    private static final String OWN_BODIES = "com.squareup.okhttp.";
+    /**
+     * The bodies {@code RequestBody.create} makes (of a string, bytes, a {@code ByteString}, a file; a form's too), which
+     * OkHttp 2 can write again. A multipart's parts may be anyone's, and any other body may stream once.
+     */
+    private static final String OWN_BODIES = "com.squareup.okhttp.RequestBody$";
     private static final ClientMethod HEADERS = new ClientMethod("headers");
     private static final ClientMethod SIZE = new ClientMethod("size");
     private static final ClientMethod NAME = new ClientMethod("name", "int");
@@ -51,13 +53,15 @@ public final class OkHttp2Calls extends BlockingClient implements ModuleHooks {
         Object okCall = ((Object[]) exchange)[0];
         Object request = ((Object[]) exchange)[1];
         try {
-            Object url = HTTP_URL.call(request);
+            java.net.URL url = (java.net.URL) URL.call(request);
             Object body = BODY.call(request);
             // OkHttp 2 has no one-shot mark: a body of the application's own class may stream once, and is never sent twice.
             boolean again = body == null || body.getClass().getName().startsWith(OWN_BODIES);
-            return loop.begin((String) SCHEME.call(url), (String) HOST.call(url), (Integer) PORT.call(url), again, cancels, okCall);
+            int urlPort = url.getPort() >= 0 ? url.getPort() : url.getDefaultPort();
+            return loop.begin(url.getProtocol(), url.getHost(), urlPort, again, cancels, okCall);
         } catch (ReflectiveOperationException | RuntimeException unusable) {
-            return null; // a request OkHttp fails on as it would without the agent
+            AgentLog.failure("reading an OkHttp 2 request", unusable);
+            return null; // a request OkHttp fails on, or sends, as it would without the agent
         }
     }
 

@@ -7,7 +7,8 @@ import dev.retryafter.agent.instrument.Target;
 /**
  * OkHttp 2 ({@code com.squareup.okhttp}; 2.7.5 tested): the call's {@code getResponse}, where one request's attempt runs
  * with OkHttp's own redirects, authentication and connection recovery, beneath the application's interceptors; and the
- * call's {@code cancel()}. Its {@code execute()} and the dispatcher's run of an {@code enqueue()} both come through it.
+ * call's {@code cancel()}. Its {@code execute()} and the dispatcher's run of an {@code enqueue()} both come through it;
+ * its {@code OkUrlFactory} does not, and is named as ungoverned. Not matched in relocated copies.
  */
 public final class OkHttp2Module implements ClientModule {
 

@@ -15,9 +15,11 @@ public final class ResponseAdvice {
     private ResponseAdvice() {
     }
 
+    /** A web socket's handshake is not governed: OkHttp 2 opens no body for it, so a refused one could not be let go. */
     @Advice.OnMethodEnter
-    static Object enter(@Advice.This Object call, @Advice.Argument(0) Object request) throws IOException {
-        return AgentHooks.begin("okhttp2", new Object[] {call, request}, null, null, -1, true);
+    static Object enter(@Advice.This Object call, @Advice.Argument(0) Object request, @Advice.Argument(1) boolean forWebSocket)
+            throws IOException {
+        return forWebSocket ? null : AgentHooks.begin("okhttp2", new Object[] {call, request}, null, null, -1, true);
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, repeatOn = Advice.OnNonDefaultValue.class)

@@ -17,8 +17,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>{@code once URL}: one GET; prints {@code STATUS <code> <body length>}, or {@code FAILED <exception>}.</li>
  * <li>{@code cancel URL}: one GET, which the host refuses, cancelled from another thread 2 s in; prints
  * {@code CANCEL <ms> ms: <how it ended>}.</li>
- * <li>{@code post-string URL}, {@code post-own URL}: one POST of OkHttp's body of a string, or of a body of the
- * application's own class (which could stream once); prints {@code STATUS <code> <body length>}.</li>
+ * <li>{@code post-string URL}, {@code post-form URL}, {@code post-multipart URL}, {@code post-own URL}: one POST of
+ * OkHttp's body of a string, a form, a multipart, or a body of the application's own class (which could stream once);
+ * prints {@code STATUS <code> <body length>}.</li>
  * </ul>
  */
 public final class OkHttp2App {
@@ -43,10 +44,11 @@ public final class OkHttp2App {
             }
             case "once":
             case "post-string":
+            case "post-form":
+            case "post-multipart":
             case "post-own": {
                 try {
-                    Object sent = args[0].equals("once") ? null : args[0].equals("post-own") ? new OwnBody("once")
-                            : com.squareup.okhttp.RequestBody.create(com.squareup.okhttp.MediaType.parse("text/plain"), "every time");
+                    Object sent = bodyFor(args[0]);
                     Object response = type("Call").getMethod("execute").invoke(call(client, args[1], sent));
                     int code = (Integer) type("Response").getMethod("code").invoke(response);
                     Object body = type("Response").getMethod("body").invoke(response);
@@ -79,6 +81,23 @@ public final class OkHttp2App {
             }
         }
         System.exit(0);
+    }
+
+    /** The request body {@code mode} sends: none for a GET. */
+    private static Object bodyFor(String mode) {
+        switch (mode) {
+            case "post-string":
+                return com.squareup.okhttp.RequestBody.create(com.squareup.okhttp.MediaType.parse("text/plain"), "every time");
+            case "post-form":
+                return new com.squareup.okhttp.FormEncodingBuilder().add("record", "1").build();
+            case "post-multipart":
+                return new com.squareup.okhttp.MultipartBuilder().type(com.squareup.okhttp.MultipartBuilder.FORM)
+                        .addFormDataPart("record", "1").build();
+            case "post-own":
+                return new OwnBody("once");
+            default:
+                return null;
+        }
     }
 
     private static Class<?> type(String name) throws ClassNotFoundException {
