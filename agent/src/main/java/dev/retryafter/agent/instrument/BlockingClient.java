@@ -17,6 +17,10 @@ public abstract class BlockingClient {
 
     private static final ClientMethod NAME = new ClientMethod("getName");
     private static final ClientMethod VALUE = new ClientMethod("getValue");
+    private static final ClientMethod HEADERS = new ClientMethod("headers");
+    private static final ClientMethod SIZE = new ClientMethod("size");
+    private static final ClientMethod NAME_AT = new ClientMethod("name", "int");
+    private static final ClientMethod VALUE_AT = new ClientMethod("value", "int");
 
     private final String name;
     private final ClientMethod headers;
@@ -78,6 +82,14 @@ public abstract class BlockingClient {
             for (Object each : (Object[]) all) {
                 call.offerHeader((String) NAME.call(each), (String) VALUE.call(each));
             }
+        }
+    }
+
+    /** Offers each header of a response whose {@code headers()} has {@code size()}, {@code name(i)} and {@code value(i)}. */
+    protected static void offerIndexedHeaders(Object response, Call call) throws ReflectiveOperationException {
+        Object headers = HEADERS.call(response);
+        for (int i = 0, n = (Integer) SIZE.call(headers); i < n; i++) {
+            call.offerHeader((String) NAME_AT.call(headers, i), (String) VALUE_AT.call(headers, i));
         }
     }
 

@@ -45,10 +45,6 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
     /** A call was cancelled (by the application, or its call timeout): the call. */
     public static final String CANCEL = "okhttp.cancel";
 
-    private static final ClientMethod HEADERS = new ClientMethod("headers");
-    private static final ClientMethod SIZE = new ClientMethod("size");
-    private static final ClientMethod NAME = new ClientMethod("name", "int");
-    private static final ClientMethod VALUE = new ClientMethod("value", "int");
 
     /**
      * By OkHttp call: the enqueued call's granted turn; the hold its turn met (thrown on the dispatcher
@@ -203,10 +199,7 @@ public final class OkHttpCalls extends BlockingClient implements ModuleHooks {
 
     @Override
     protected void offerHeaders(Object response, Call call) throws ReflectiveOperationException {
-        Object headers = HEADERS.call(response);
-        for (int i = 0, n = (Integer) SIZE.call(headers); i < n; i++) {
-            call.offerHeader((String) NAME.call(headers, i), (String) VALUE.call(headers, i));
-        }
+        offerIndexedHeaders(response, call);
     }
 
     /**

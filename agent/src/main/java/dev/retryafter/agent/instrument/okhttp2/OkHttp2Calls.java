@@ -31,10 +31,6 @@ public final class OkHttp2Calls extends BlockingClient implements ModuleHooks {
      * OkHttp 2 can write again. A multipart's parts may be anyone's, and any other body may stream once.
      */
     private static final String OWN_BODIES = "com.squareup.okhttp.RequestBody$";
-    private static final ClientMethod HEADERS = new ClientMethod("headers");
-    private static final ClientMethod SIZE = new ClientMethod("size");
-    private static final ClientMethod NAME = new ClientMethod("name", "int");
-    private static final ClientMethod VALUE = new ClientMethod("value", "int");
 
     /** Each governed call's engine call, for its cancel to end its wait. */
     private final CancellableCalls cancels = new CancellableCalls("isCanceled");
@@ -93,10 +89,7 @@ public final class OkHttp2Calls extends BlockingClient implements ModuleHooks {
 
     @Override
     protected void offerHeaders(Object response, Call call) throws ReflectiveOperationException {
-        Object headers = HEADERS.call(response);
-        for (int i = 0, n = (Integer) SIZE.call(headers); i < n; i++) {
-            call.offerHeader((String) NAME.call(headers, i), (String) VALUE.call(headers, i));
-        }
+        offerIndexedHeaders(response, call);
     }
 
     /** OkHttp 2's response is not {@code Closeable}; its body is, and closing it gives the connection back. */
