@@ -8,7 +8,6 @@ import dev.retryafter.agent.instrument.CancellableCalls;
 import dev.retryafter.agent.instrument.ClientMethod;
 import dev.retryafter.agent.instrument.ModuleHooks;
 
-import java.io.Closeable;
 import java.io.IOException;
 
 /**
@@ -65,12 +64,12 @@ public final class OkHttp2Calls extends BlockingClient implements ModuleHooks {
     @Override
     public boolean respond(BlockingRetryLoop loop, Object call, Object response, Object body, int status, Throwable thrown)
             throws IOException {
-        int code = 0;
+        int code = 0; // none read: an attempt that failed, whose response goes to the application as it is
         if (response != null) {
             try {
                 code = (Integer) CODE.call(response);
             } catch (ReflectiveOperationException | RuntimeException e) {
-                code = 0; // read as an attempt that failed: the response goes to the application as it is
+                AgentLog.failure("reading an OkHttp 2 response", e);
             }
         }
         return super.respond(loop, call, response, body, code, thrown);
@@ -95,9 +94,6 @@ public final class OkHttp2Calls extends BlockingClient implements ModuleHooks {
     /** OkHttp 2's response is not {@code Closeable}; its body is, and closing it gives the connection back. */
     @Override
     protected void release(Object response) throws ReflectiveOperationException {
-        Object body = BODY.call(response);
-        if (body instanceof Closeable) {
-            close(body);
-        }
+        close(BODY.call(response));
     }
 }
