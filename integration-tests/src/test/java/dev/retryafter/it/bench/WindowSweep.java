@@ -18,7 +18,7 @@ public final class WindowSweep {
         Contender agent = LimiterBenchmark.CONTENDERS.stream().filter(c -> c.name().equals(Contender.AGENT)).findFirst().orElseThrow();
         System.out.println("| window | limit | 1 worker | 4 workers |");
         System.out.println("|--:|--:|--:|--:|");
-        for (long window : new long[] {1_000, 2_000, 5_000, 10_000, 20_000, 30_000, 60_000}) {
+        for (long window : new long[] {1_000, 2_000, 3_000, 5_000, 7_000, 10_000, 15_000, 20_000, 30_000, 45_000, 60_000}) {
             for (double perSecond : new double[] {0.5, 2, 10}) {
                 int limit = (int) Math.max(1, perSecond * window / 1000);
                 LimiterShape shape = LimiterShape.fixed("fixed " + limit + " / " + window / 1000 + " s", limit, window, 429,
