@@ -584,7 +584,7 @@ public final class HostState {
         boolean echo = known.streak != null && (sentAt < known.streak.startedAtMillis() || sentAt < known.notBeforeMillis);
         // A probe refused (or the first refusal past max-sleep) holds; an echo of one already held does not hold again.
         Refusal refusal = new Refusal(now, status, header, confirmsLongWait, echo || known.isHeldAt(now), probeHoldMillis(),
-                limit.learnedWindowMillis());
+                limit.learnedWindowMillis(), limit.periodStartedAtMillis(now - sentAt));
         Decision decision = Decide.onRefusal(key, policy, counted, limit.knownWindowMillis(policy), refusal, attempt, replayable, random).in(mode);
         apply(decision, now, counted);
         lastDecision = decision;

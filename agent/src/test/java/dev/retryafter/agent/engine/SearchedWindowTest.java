@@ -83,7 +83,7 @@ class SearchedWindowTest {
     private final VirtualScheduler scheduler = new VirtualScheduler(clock);
     private final RetryEngine engine = RetryEngine.builder().clock(clock).sleeper(clock).delays(scheduler)
             .random(new Random(7)::nextDouble).listener(new RecordingListener()).policies(PolicyLookup.everyHost(DEFAULTS)).build();
-    private final FixedWindowPortal portal = new FixedWindowPortal(60, 60_000, clock.millis() + 50);
+    private FixedWindowPortal portal = new FixedWindowPortal(60, 60_000, clock.millis() + 50);
 
     /**
      * A fixed window of 60 a minute that answers {@code Retry-After: 0}, eight workers, 50 ms a request: every
@@ -105,6 +105,24 @@ class SearchedWindowTest {
         HostSnapshot host = engine.hosts().iterator().next().snapshot(clock.millis());
         assertTrue(Math.abs(host.windowMillis - 60_000) <= 2_000, "the first period is about a minute: " + host.windowMillis);
         assertTrue(host.pacePerMinute() >= 0.9 * 60, "paced near the limit, not as 60 in 86 s: " + host.pacePerMinute());
+    }
+
+    /**
+     * 100 per 10 s, four workers: the search's steps of half the streak's age went at 8.8 and 13.2 s, and the first
+     * period read 100 in 13.3 s. A step that ends a little before a round window's end (10 s from the first
+     * request) waits for it ({@link Decide#withinFirstWindow}), and the first period reads about 10 s.
+     */
+    @Test
+    void fourWorkersFindATenSecondWindowAtItsEnd() {
+        portal = new FixedWindowPortal(100, 10_000, clock.millis() + 50);
+        for (int w = 0; w < 4; w++) {
+            scheduler.at(clock.millis() + w, this::fetch);
+        }
+        scheduler.run(clock.millis() + 40_000);
+
+        HostSnapshot host = engine.hosts().iterator().next().snapshot(clock.millis());
+        assertTrue(host.windowMillis >= 10_000 && host.windowMillis <= 10_600, "the first period is about 10 s: " + host.windowMillis);
+        assertEquals(0, host.gaveUp);
     }
 
     /** A worker takes the next record; each is retried as the engine decides, 50 ms a request. */

@@ -28,17 +28,19 @@ public final class Refusal {
     public final long persistentHoldMillis;
     /** The host's period as learned ({@link HostState}), which bounds its recoveries for the category; 0: none yet. */
     public final long periodMillis;
+    /** When the host's first period began, as far as this JVM can tell ({@link HostState}); {@link HostKnowledge#NO_MOMENT}: not known. */
+    public final long periodStartedAtMillis;
 
     public Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait) {
         this(now, status, header, confirmsLongWait, false, 0);
     }
 
     public Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait, boolean echo, long persistentHoldMillis) {
-        this(now, status, header, confirmsLongWait, echo, persistentHoldMillis, 0);
+        this(now, status, header, confirmsLongWait, echo, persistentHoldMillis, 0, HostKnowledge.NO_MOMENT);
     }
 
     public Refusal(long now, int status, RetryAfter header, boolean confirmsLongWait, boolean echo, long persistentHoldMillis,
-            long periodMillis) {
+            long periodMillis, long periodStartedAtMillis) {
         this.now = now;
         this.status = status;
         this.header = header;
@@ -46,5 +48,6 @@ public final class Refusal {
         this.echo = echo;
         this.persistentHoldMillis = persistentHoldMillis;
         this.periodMillis = periodMillis;
+        this.periodStartedAtMillis = periodStartedAtMillis;
     }
 }

@@ -67,6 +67,19 @@ public final class LimitLearner {
         }
     }
 
+    /**
+     * When the limit's first period began, as far as this JVM can tell, a request having lately taken
+     * {@code roundTripMillis} there and back: its first request, or, where the first answer that let one through came
+     * later than a round trip after it (a cold client's connection), that answer less the round trip.
+     * {@link HostKnowledge#NO_MOMENT} before any request.
+     */
+    public long periodStartedAtMillis(long roundTripMillis) {
+        long firstSent = firstSentMillis;
+        long firstAdmitted = firstAdmittedMillis;
+        return firstSent == HostKnowledge.NO_MOMENT || firstAdmitted == HostKnowledge.NO_MOMENT ? firstSent
+                : Math.max(firstSent, firstAdmitted - roundTripMillis);
+    }
+
     /** The window learned; 0 while none was. */
     public long learnedWindowMillis() {
         return learnedWindowMillis;
@@ -132,9 +145,8 @@ public final class LimitLearner {
             // 0.1 to 0.4 s in a fresh JVM against a loopback portal), and the period began when it reached the host. Its
             // answer, less the round trip of the request that ended the streak (a warm one), says when that was, if later.
             long roundTrip = Math.max(0, now - (streakStart + end.streak().recoveredByMillis()));
-            long firstAdmitted = firstAdmittedMillis;
-            if (firstAdmitted != HostKnowledge.NO_MOMENT && firstAdmitted < streakStart) {
-                firstSent = Math.max(firstSent, firstAdmitted - roundTrip);
+            if (firstAdmittedMillis < streakStart) {
+                firstSent = periodStartedAtMillis(roundTrip);
             }
             // In a fleet the period began with the fleet's first request let through, which may be before this JVM's.
             firstSent = Math.min(firstSent, store.firstAdmitted(key, firstSent - windowMillis(policy), streakStart).orElse(firstSent));

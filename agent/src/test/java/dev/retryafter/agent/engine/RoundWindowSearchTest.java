@@ -1,0 +1,59 @@
+package dev.retryafter.agent.engine;
+
+import dev.retryafter.agent.engine.decide.Decide;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A request alone in the host's first streak, whose tries are the whole search for the window's end, spends its
+ * third on the end of the shortest window of a length portals configure that has not ended yet, counted from
+ * the first period's start, and its second-last on such an end near where it would go ({@link Decide#withinFirstWindow}).
+ */
+class RoundWindowSearchTest {
+
+    private static final Policy DEFAULTS = Policy.DEFAULTS;
+
+    /**
+     * 100 per 10 s, filled by one worker in 5 s: refused at 5 and 6 s, its third try goes at 10 s and is let
+     * through. Going on the streak's age, it went at 7 s and then at 24.6 s, and the first period read 100 in 24.6 s.
+     */
+    @Test
+    void oneWorkerFindsATenSecondWindowAtItsEnd() throws Exception {
+        EngineFixture fixture = new EngineFixture(DEFAULTS);
+        new FixedWindowPortal(100, 10_000, fixture.clock.millis()).fetch(fixture, 110, now -> "0");
+        HostSnapshot host = fixture.host().snapshot(fixture.clock.millis());
+        assertTrue(host.windowMillis >= 10_000 && host.windowMillis <= 10_600, "the first period is about 10 s: " + host.windowMillis);
+        assertEquals(0, host.gaveUp);
+    }
+
+    /**
+     * A cold client's first request leaves 400 ms after the agent let it go, and the portal's window begins when
+     * it arrives: the ends are counted from there (the first answer less a round trip), not from the agent's moment,
+     * or the third try arrives 400 ms before the reset and is refused.
+     */
+    @Test
+    void aColdClientsLateFirstRequestMovesTheEndsWithIt() throws Exception {
+        EngineFixture fixture = new EngineFixture(DEFAULTS);
+        long start = fixture.clock.millis();
+        new FixedWindowPortal(100, 10_000, start + 450).fetch(fixture, 110, now -> "0", 400);
+        HostSnapshot host = fixture.host().snapshot(fixture.clock.millis());
+        assertTrue(host.windowMillis >= 10_000 && host.windowMillis <= 10_600, "the first period is about 10 s: " + host.windowMillis);
+        assertEquals(2, host.refusals, "refused at 5.45 and 6.5 s, and the third try let through at 10.45 s");
+    }
+
+    /**
+     * 40 per 20 s, filled in 2 s: refused at 2, 3 and 5 s (the third try at the 5 s end), its second-last try, two
+     * thirds of the way to the default window on a log scale (about 24 s), goes at the 20 s end instead.
+     */
+    @Test
+    void theSecondLastTryGoesAtARoundEndNearWhereItWouldGo() throws Exception {
+        EngineFixture fixture = new EngineFixture(DEFAULTS);
+        new FixedWindowPortal(40, 20_000, fixture.clock.millis()).fetch(fixture, 45, now -> "0");
+        HostSnapshot host = fixture.host().snapshot(fixture.clock.millis());
+        assertTrue(host.windowMillis >= 20_000 && host.windowMillis <= 20_600, "the first period is about 20 s: " + host.windowMillis);
+        assertEquals(0, host.gaveUp);
+    }
+}
