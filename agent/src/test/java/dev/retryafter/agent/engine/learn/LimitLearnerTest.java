@@ -124,4 +124,25 @@ class LimitLearnerTest {
         assertEquals(8.0, refused, 0.1, "the rate let through, not the pace refused");
         assertTrue(learned.pacePerSecond() < refused, "the pace restarts under it");
     }
+
+    /**
+     * Several workers' first streak is the search for the window's end, ten refusals here: every worker's tries, not
+     * what a probe refused will cost. The next cycle counts it as one request's tries (five), not ten: 150 requests a
+     * refusal at 8 a second, 94 s rather than 188 s.
+     */
+    @Test
+    void aFirstStreakOfEveryWorkersTriesCountsAsOneRequestsForTheNextCycle() {
+        firstBurstRefusedAt(5_500, 6_000, 6_500, 7_000, 7_500, 8_000, 8_500, 9_000, 9_600);
+        letThroughAt(10_400);
+        PaceSchedule plateau = new PaceSchedule(10.0, 10_400, 60_000, 100_000, 10_000);
+        for (long t = 10_500; t < 35_000; t += 125) {
+            store.recordAdmitted(HOST, t);
+        }
+        store.recordRefusal(HOST, 35_000, 35_000, OptionalLong.of(0), true);
+        learner.onFirstRefusal(Policy.DEFAULTS, 35_000, store.read(HOST), plateau, 1_000);
+
+        assertEquals(8.0, store.read(HOST).pace.refusedRatePerSecond(), 0.1);
+        assertEquals(150 * Policy.DEFAULTS.maxAttempts() * 1000 / 8.0, store.read(HOST).pace.cycleMillis(), 1_500,
+                "a cycle of 150 requests for each of a request's tries");
+    }
 }
