@@ -16,7 +16,10 @@ public final class Wait {
         WINDOW,
         /** Raised for a request's last tries, kept for when the host is likely to have room ({@link Decide#lastTriesUntil}). */
         LAST_TRY,
-        /** Raised to the pace of the search for the end of a window not yet known ({@link Decide#searchedWindowLeft}). */
+        /**
+         * Raised to the pace of the search for the end of a window not yet known ({@link Decide#searchedWindowLeft}), or
+         * to where a window of a round length would end ({@link Decide#withinFirstWindow}).
+         */
         SEARCH
     }
 
@@ -69,7 +72,7 @@ public final class Wait {
             case LAST_TRY:
                 return reason.text() + ", raised: a request's last tries wait for when the host is likely to have room";
             case SEARCH:
-                return reason.text() + ", raised: the window's end is looked for at half the streak's age";
+                return reason.text() + ", raised: the window's end is looked for at half the streak's age or a round window's end";
             default:
                 return reason.text();
         }

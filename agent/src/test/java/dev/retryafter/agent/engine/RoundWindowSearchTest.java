@@ -1,8 +1,12 @@
 package dev.retryafter.agent.engine;
 
 import dev.retryafter.agent.engine.decide.Decide;
+import dev.retryafter.agent.engine.header.RetryAfterParser;
+import dev.retryafter.agent.engine.knowledge.OpenStreak;
 
 import org.junit.jupiter.api.Test;
+
+import java.util.OptionalLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -54,6 +58,21 @@ class RoundWindowSearchTest {
         new FixedWindowPortal(40, 20_000, fixture.clock.millis()).fetch(fixture, 45, now -> "0");
         HostSnapshot host = fixture.host().snapshot(fixture.clock.millis());
         assertTrue(host.windowMillis >= 20_000 && host.windowMillis <= 20_600, "the first period is about 20 s: " + host.windowMillis);
+        assertEquals(3, host.refusals, "refused at 2, 3 and 5 s, and the fourth try let through at 20 s");
         assertEquals(0, host.gaveUp);
+    }
+
+    /**
+     * With three attempts the first refusal leaves two tries, the last two, whose rule has nothing to say at the streak's
+     * first moment: the second try goes at min-sleep, not at a round end 3 s away.
+     */
+    @Test
+    void aRequestWithThreeAttemptsSendsItsSecondTryAtMinSleep() {
+        Policy three = Policy.builder().name("three").maxAttempts(3).build();
+        long start = 1_000_000;
+        OpenStreak streak = OpenStreak.of(start, OptionalLong.of(0), start, 1, false);
+        Wait wait = Decide.withinFirstWindow(three, 0, 2, Category.UNKNOWN, RetryAfterParser.parse("0", start), streak, start,
+                new Wait(300, Reason.HEADER_AS_HINT, Wait.Bound.NONE), start - 7_000);
+        assertEquals(three.minSleepMillis(), wait.millis(), wait::toString);
     }
 }

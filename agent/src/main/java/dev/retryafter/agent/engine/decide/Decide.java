@@ -144,7 +144,7 @@ public final class Decide {
             bounded = new Wait(searchStep, wait.reason(), Wait.Bound.SEARCH);
         }
         long until = lastTriesUntil(policy, windowMillis, triesLeft, age, alone);
-        if (searching && alone && triesLeft == 2) {
+        if (searching && alone && triesLeft == 2 && until > age) {
             // The lone request's second-last try, two thirds of the way on a log scale, goes at a round window's end near there.
             long start = streak.startedAtMillis();
             until = RoundWindows.nearestEnd(periodStartedAt, start + until, now + policy.minSleepMillis(), policy.windowMillis()) - start;
@@ -162,9 +162,9 @@ public final class Decide {
      * a round window's end instead ({@link RoundWindows}). A lone request's third try, after refusals at 0 and 1 s, looks
      * for the shortest round window not yet ended rather than the next second: its tries are the whole search, and a
      * 10 s window that one worker filled in 5 s was found at 24.6 s, read as 100 in 24.6 s, and climbed back for 80 s
-     * (the limiter benchmark's 10 s / 100: 0.78; now 0.97). Among several workers a step that ends a little before a
-     * round window's end (by a third of the step or less) waits for it: four workers found that window at 13.2 s (0.93;
-     * now 0.98), and the window sweep's worst cell on four workers went from 0.75 to 0.89 (30 s / 300).
+     * (the limiter benchmark's 10 s / 100: 0.78; now 0.97). Among several workers a step that ends before a round
+     * window's end by half the step or less waits for it (a step that ends on one keeps it): four workers found that
+     * window at 13.2 s (0.93; now 0.97), and the window sweep's worst cell on four workers went from 0.75 to 0.89.
      */
     private static long searchedAtRoundEnd(Policy policy, long step, int triesLeft, boolean alone, long now, long periodStartedAt) {
         if (alone && policy.maxAttempts() - triesLeft == 2 && triesLeft > 2) {
@@ -172,7 +172,7 @@ public final class Decide {
             return end != HostKnowledge.NO_MOMENT ? end - now : step;
         }
         if (!alone) {
-            long end = RoundWindows.firstEndAfter(periodStartedAt, now + step, policy.windowMillis());
+            long end = RoundWindows.firstEndAfter(periodStartedAt, now + step - 1, policy.windowMillis());
             return end != HostKnowledge.NO_MOMENT && end - now <= 1.5 * step ? end - now : step;
         }
         return step;

@@ -71,13 +71,13 @@ public final class LimitLearner {
      * When the limit's first period began, as far as this JVM can tell, a request having lately taken
      * {@code roundTripMillis} there and back: its first request, or, where the first answer that let one through came
      * later than a round trip after it (a cold client's connection), that answer less the round trip.
-     * {@link HostKnowledge#NO_MOMENT} before any request.
+     * {@link HostKnowledge#NO_MOMENT} before anything was let through. A fleet's first period may have begun earlier,
+     * with another JVM's request (the first period's reading asks the store for that); this is what this JVM saw.
      */
     public long periodStartedAtMillis(long roundTripMillis) {
-        long firstSent = firstSentMillis;
         long firstAdmitted = firstAdmittedMillis;
-        return firstSent == HostKnowledge.NO_MOMENT || firstAdmitted == HostKnowledge.NO_MOMENT ? firstSent
-                : Math.max(firstSent, firstAdmitted - roundTripMillis);
+        // Nothing let through yet (a late start, refused from the first request): no period began that this JVM saw.
+        return firstAdmitted == HostKnowledge.NO_MOMENT ? HostKnowledge.NO_MOMENT : Math.max(firstSentMillis, firstAdmitted - roundTripMillis);
     }
 
     /** The window learned; 0 while none was. */
@@ -116,7 +116,7 @@ public final class LimitLearner {
             lastStreakRefusals = end.before().streak.refusals();
         }
         Learned first = nextStreakOpen ? null : firstPeriod(policy, now, end, pace);
-        if (first != null) {
+        if (first != null && !policy.windowConfigured()) {
             // The first streak is the search for the window's end: its refusals are every worker's tries at it, not what a
             // probe refused will cost, so it counts as one request's tries at most. Four workers' ten refusals made the next
             // cycle 13 minutes long, and a 20 s window read at 0.96 of its limit stayed there (the limiter benchmark's 20 s / 40
@@ -153,7 +153,7 @@ public final class LimitLearner {
             // 0.1 to 0.4 s in a fresh JVM against a loopback portal), and the period began when it reached the host. Its
             // answer, less the round trip of the request that ended the streak (a warm one), says when that was, if later.
             long roundTrip = Math.max(0, now - (streakStart + end.streak().recoveredByMillis()));
-            if (firstAdmittedMillis < streakStart) {
+            if (firstAdmittedMillis != HostKnowledge.NO_MOMENT && firstAdmittedMillis < streakStart) {
                 firstSent = periodStartedAtMillis(roundTrip);
             }
             // In a fleet the period began with the fleet's first request let through, which may be before this JVM's.
