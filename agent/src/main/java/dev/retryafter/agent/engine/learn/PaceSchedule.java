@@ -90,10 +90,24 @@ public final class PaceSchedule implements Serializable {
                 : rateAt(refusedRatePerSecond, epochMillis, cycleMillis, headroom, now);
     }
 
-    /** On the plateau until the probe is due, then doubling every {@link AdaptivePace#PROBE_DOUBLING_MILLIS}. */
+    /** How many slow doublings take the probe to {@link AdaptivePace#MOVED_LIMIT} times the plateau. */
+    private static final double MOVED_DOUBLINGS = Math.log(AdaptivePace.MOVED_LIMIT) / Math.log(2);
+
+    /**
+     * On the plateau until the probe is due, then doubling every {@link AdaptivePace#PROBE_DOUBLING_MILLIS}; past
+     * {@link AdaptivePace#MOVED_LIMIT} times the plateau, every {@link AdaptivePace#MOVED_LIMIT_DOUBLING_MILLIS}.
+     */
     static double plateauThenProbe(double refusedRate, long epochMillis, long probeAfterMillis, long now) {
         long probing = now - epochMillis - probeAfterMillis;
-        return probing <= 0 ? refusedRate : refusedRate * Math.pow(2, Math.min(probing / (double) AdaptivePace.PROBE_DOUBLING_MILLIS, 60));
+        if (probing <= 0) {
+            return refusedRate;
+        }
+        double slow = probing / (double) AdaptivePace.PROBE_DOUBLING_MILLIS;
+        if (slow <= MOVED_DOUBLINGS) {
+            return refusedRate * Math.pow(2, slow);
+        }
+        double fast = (probing - MOVED_DOUBLINGS * AdaptivePace.PROBE_DOUBLING_MILLIS) / AdaptivePace.MOVED_LIMIT_DOUBLING_MILLIS;
+        return refusedRate * AdaptivePace.MOVED_LIMIT * Math.pow(2, Math.min(fast, 60));
     }
 
     /** The cubic curve: one formula for the value and the working copy in {@link AdaptivePace}. */

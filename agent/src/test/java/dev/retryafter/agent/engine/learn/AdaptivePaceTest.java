@@ -124,7 +124,10 @@ class AdaptivePaceTest {
         pace.onRefusal(1.02 * FAST, probeRefused, 1_000, 1); // the same limit again
         assertEquals(1.02 * FAST, pace.rate(probeRefused), 1e-9, "straight back to the plateau, no dip below it");
         assertEquals(1.02 * FAST, pace.rate(probeRefused + PLATEAU), 1e-9, "and on it for 50 s");
-        assertEquals(2.04 * FAST, pace.rate(probeRefused + PLATEAU + 15_000), 1e-9, "then the probe doubles every 15 s");
+        assertEquals(1.02 * FAST * Math.pow(2, 0.2), pace.rate(probeRefused + PLATEAU + 3_000), 1e-9, "then the probe doubles every 15 s");
+        long moved = probeRefused + PLATEAU + (long) (15_000 * Math.log(1.25) / Math.log(2));
+        assertEquals(1.25 * 1.02 * FAST, pace.rate(moved), 0.01, "to a quarter past the plateau, where a limit that held refused");
+        assertEquals(2.5 * 1.02 * FAST, pace.rate(moved + 5_000), 0.01, "then every 5 s: the limit moved");
         PaceSchedule schedule = pace.schedule();
         assertEquals(PLATEAU, schedule.probeAfterMillis());
         assertEquals(pace.rate(probeRefused + PLATEAU + 7_000), new AdaptivePace(POLICY, schedule).rate(probeRefused + PLATEAU + 7_000), 1e-9,
