@@ -201,6 +201,7 @@ class CommandLineTest {
 
                 Cli status = awaitCli(jdk, cli -> cli.stdout.contains("\n" + host + " "), "status", pid);
                 assertTrue(status.stdout.contains(": mode enforce, enabled, policies from " + policy), status::toString);
+                assertTrue(status.stdout.contains("(why " + pid + " HOST: "), "the table points at why: " + status);
                 Cli forget = Cli.run(jdk, "forget", pid, host);
                 assertEquals(0, forget.exitCode, forget::toString);
                 assertTrue(forget.stdout.startsWith(pid + ": " + host + " forgotten"), forget::toString);

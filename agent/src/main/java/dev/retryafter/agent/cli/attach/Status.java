@@ -49,6 +49,9 @@ final class Status {
             return 0;
         }
         out.print("retry-after-agent " + running + " in " + pid + ": " + status);
+        if (!status.contains("(no host tracked)")) {
+            out.println("(why " + pid + " HOST: what its requests waited for, and each cause's reason)");
+        }
         return 0;
     }
 }
