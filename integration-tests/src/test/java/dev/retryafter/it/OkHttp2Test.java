@@ -110,15 +110,17 @@ class OkHttp2Test {
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Jdk.class, names = {"JAVA_8", "JAVA_17"})
     void aCancelEndsTheWaitAtOnce(Jdk jdk) throws Exception {
-        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"))) {
-            ChildJvm.Result result = run(jdk, "default.min-sleep = 30s\ndefault.max-sleep = 60s\n", "cancel", server.url("/records/1"));
-            assertEquals(0, result.exitCode, result::toString);
-            Matcher ended = Pattern.compile("CANCEL (\\d+) ms: (.*)").matcher(result.stdout);
-            assertTrue(ended.find(), result::toString);
-            assertTrue(ended.group(2).contains("Canceled"), result::toString);
-            assertTrue(Long.parseLong(ended.group(1)) < 15_000, () -> "at the cancel, not after the 30 s wait\n" + result);
-            assertEquals(1, server.requests(), () -> "nothing sent after the cancel\n" + result);
-            assertTrue(result.stderr.contains("1 ended by the application while waiting"), result::toString);
+        for (String mode : List.of("cancel", "cancel-enqueued")) {
+            try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"))) {
+                ChildJvm.Result result = run(jdk, "default.min-sleep = 30s\ndefault.max-sleep = 60s\n", mode, server.url("/records/1"));
+                assertEquals(0, result.exitCode, result::toString);
+                Matcher ended = Pattern.compile("CANCEL (\\d+) ms: (.*)").matcher(result.stdout);
+                assertTrue(ended.find(), result::toString);
+                assertTrue(ended.group(2).contains("Canceled"), () -> mode + "\n" + result);
+                assertTrue(Long.parseLong(ended.group(1)) < 15_000, () -> mode + ": at the cancel, not after the 30 s wait\n" + result);
+                assertEquals(1, server.requests(), () -> mode + ": nothing sent after the cancel\n" + result);
+                assertTrue(result.stderr.contains("1 ended by the application while waiting"), () -> mode + "\n" + result);
+            }
         }
     }
 }

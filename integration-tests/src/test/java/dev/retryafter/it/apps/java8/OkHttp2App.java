@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,7 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code EXECUTE <ok> of N} and {@code ENQUEUE <ok> of N}, ok being the 200s whose body was read whole.</li>
  * <li>{@code once URL}: one GET; prints {@code STATUS <code> <body length>}, or {@code FAILED <exception>}.</li>
  * <li>{@code cancel URL}: one GET, which the host refuses, cancelled from another thread 2 s in; prints
- * {@code CANCEL <ms> ms: <how it ended>}.</li>
+ * {@code CANCEL <ms> ms: <how it ended>}; {@code cancel-enqueued URL} the same for a GET enqueued, as its callback
+ * hears the end.</li>
  * <li>{@code post-string URL}, {@code post-form URL}, {@code post-multipart URL}, {@code post-own URL}: one POST of
  * OkHttp's body of a string, a form, a multipart, or a body of the application's own class (which could stream once);
  * prints {@code STATUS <code> <body length>}.</li>
@@ -56,6 +59,17 @@ public final class OkHttp2App {
                 } catch (InvocationTargetException e) {
                     System.out.println("FAILED " + e.getCause());
                 }
+                break;
+            }
+            case "cancel-enqueued": {
+                Object call = call(client, args[1]);
+                long start = System.nanoTime();
+                BlockingQueue<String> outcome = new ArrayBlockingQueue<>(1);
+                type("Call").getMethod("enqueue", type("Callback")).invoke(call, callback(outcome));
+                Thread.sleep(2_000);
+                type("Call").getMethod("cancel").invoke(call);
+                String ended = outcome.poll(60, TimeUnit.SECONDS);
+                System.out.println("CANCEL " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms: " + ended);
                 break;
             }
             default: { // cancel
@@ -155,6 +169,19 @@ public final class OkHttp2App {
         }
         done.await(120, TimeUnit.SECONDS);
         return ok.get();
+    }
+
+    /** A callback that offers how its call ended: "status N" or the failure. */
+    private static Object callback(BlockingQueue<String> outcome) throws ClassNotFoundException {
+        return Proxy.newProxyInstance(LOADER, new Class<?>[] {type("Callback")}, (proxy, method, a) -> {
+            if (method.getDeclaringClass() == Object.class) {
+                return method.getName().equals("equals") ? proxy == a[0] : method.getName().equals("hashCode")
+                        ? System.identityHashCode(proxy) : "callback";
+            }
+            outcome.offer(method.getName().equals("onResponse") ? "status " + type("Response").getMethod("code").invoke(a[0])
+                    : String.valueOf(a[1]));
+            return null;
+        });
     }
 
     /** A body of the application's own class: for all OkHttp 2 knows, it streams once. */
