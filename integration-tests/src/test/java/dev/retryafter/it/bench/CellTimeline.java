@@ -8,7 +8,7 @@ import java.util.Locale;
  * bucket of time. Virtual time, the agent with the built-in defaults, as the benchmark runs it.
  *
  * <p>{@code java -cp <test classpath> dev.retryafter.it.bench.CellTimeline "fixed 100 / 10 s" [workers] [bucket ms] [seed]}:
- * the first cell whose name starts so.
+ * the first cell whose name starts so; {@code "fixed:LIMIT/SECONDS"} a fixed window as {@link WindowSweep} runs them.
  */
 public final class CellTimeline {
 
@@ -21,8 +21,9 @@ public final class CellTimeline {
         long bucket = args.length > 2 ? Long.parseLong(args[2]) : 10_000;
         long seed = args.length > 3 ? Long.parseLong(args[3]) : 1;
         Contender agent = LimiterBenchmark.CONTENDERS.stream().filter(c -> c.name().equals(Contender.AGENT)).findFirst().orElseThrow();
-        LimiterShape shape = LimiterShape.all(2_000).stream().filter(s -> s.name().startsWith(prefix)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no cell named " + prefix + "..."));
+        LimiterShape shape = prefix.startsWith("fixed:") ? sweepCell(prefix.substring("fixed:".length()))
+                : LimiterShape.all(2_000).stream().filter(s -> s.name().startsWith(prefix)).findFirst()
+                        .orElseThrow(() -> new IllegalArgumentException("no cell named " + prefix + "..."));
         StringBuilder trace = new StringBuilder();
         AgentStrategy.trace = trace;
         AgentStrategy.traceLearning = true;
@@ -64,5 +65,13 @@ public final class CellTimeline {
         if (index >= 0) {
             System.out.printf(Locale.ROOT, "           [%d s ...] %d let through%n", index * bucket / 1000, admitted);
         }
+    }
+
+    /** "LIMIT/SECONDS": a fixed window of LIMIT per SECONDS answering {@code Retry-After: 0}, as the window sweep runs it. */
+    private static LimiterShape sweepCell(String limitPerSeconds) {
+        String[] parts = limitPerSeconds.split("/");
+        int limit = Integer.parseInt(parts[0].trim());
+        long window = (long) (Double.parseDouble(parts[1].trim()) * 1000);
+        return LimiterShape.fixed("fixed " + limit + " / " + window / 1000 + " s", limit, window, 429, LimiterShape.Header.ZERO);
     }
 }
