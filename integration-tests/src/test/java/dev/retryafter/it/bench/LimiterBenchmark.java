@@ -230,7 +230,8 @@ public final class LimiterBenchmark {
                 + "(for a bucket, the time to drain its burst; none for a cap on requests in flight).");
         line(md, "- Lost: records given up other than fast by a hold; held: records failed fast by a hold. Stall: the longest "
                 + "time between two requests let through. Gap: the shortest time from a refusal to the same worker's next request.");
-        line(md, "- Targets for the agent, every cell: efficiency >= 0.95 on fixed and rolling windows, >= 0.9 elsewhere; "
+        line(md, "- Targets for the agent, every cell, as #25 sets them: efficiency >= 0.95 on fixed and rolling windows, >= 0.9 "
+                + "elsewhere (buckets, the cap, a drifting limit, a random header); "
                 + "refused after the first window <= 1%%; no record lost but by a hold; no gap under %d ms.", FLOOR_MILLIS);
         line(md, "- Run %s, Java %s; %.1f s wall.\n", startedAt.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME),
                 System.getProperty("java.version"), wallMillis / 1000.0);

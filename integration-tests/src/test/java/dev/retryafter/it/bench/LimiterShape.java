@@ -20,7 +20,8 @@ import java.util.function.LongFunction;
  * @param firstPeriod    how long its first window lasts: refusals after it are the learner's
  * @param lateStart      a late start: how long the portal refuses everyone before its first window with room
  * @param changeAfter    when the limit changes (to {@code laterRate}), after the first request; never: Long.MAX_VALUE
- * @param windowTarget   a fixed or rolling window, whose efficiency target is higher
+ * @param windowTarget   a fixed or rolling window, whose efficiency target is higher (0.95, not 0.9): as #25 sets
+ *                       the targets, not a limit that drifts or a header drawn at random, shapes of their own
  * @param hints          the rate-limit headers it sends on every response
  * @param targets        which targets the agent is held to on it
  * @param baseline       for {@link Targets#NO_WORSE}: the shape without its hints, whose figures it must match
@@ -134,7 +135,7 @@ record LimiterShape(String name, LongFunction<Limiter> limiter, double rate, int
                         0, 0, Long.MAX_VALUE, 0, false),
                 drift("drift 20 → 8 / 2 s half-way", 20, 8, records),
                 drift("drift 8 → 20 / 2 s half-way", 8, 20, records),
-                fixed("fixed 50 / 10 s, random Retry-After 0-60", 50, 10 * SECOND, 429, Header.RANDOM_0_TO_60),
+                ownShape(fixed("fixed 50 / 10 s, random Retry-After 0-60", 50, 10 * SECOND, 429, Header.RANDOM_0_TO_60)),
                 new LimiterShape("late start: 100 / 60 s already spent, 40 s left", origin -> new Limiter.FixedWindow(100, 100,
                         Long.MAX_VALUE, MINUTE, origin - 20 * SECOND, 100), 100.0 / 60, 100, 0, 0, 429, Header.NONE, 40 * SECOND + MINUTE,
                         40 * SECOND, Long.MAX_VALUE, 100.0 / 60, true),
@@ -186,8 +187,15 @@ record LimiterShape(String name, LongFunction<Limiter> limiter, double rate, int
     private static LimiterShape drift(String name, int from, int to, int records) {
         long window = 2 * SECOND;
         long change = (long) (records / 2.0 / from) * window;
-        return new LimiterShape(name, origin -> new Limiter.FixedWindow(from, to, origin + change, window, origin, 0),
-                from * 1000.0 / window, from, 0, 0, 429, Header.ZERO, window, 0, change, to * 1000.0 / window, true);
+        return ownShape(new LimiterShape(name, origin -> new Limiter.FixedWindow(from, to, origin + change, window, origin, 0),
+                from * 1000.0 / window, from, 0, 0, 429, Header.ZERO, window, 0, change, to * 1000.0 / window, true));
+    }
+
+    /** {@code window} held to the target of the shapes that are not fixed or rolling windows (a drift, a random header). */
+    private static LimiterShape ownShape(LimiterShape window) {
+        return new LimiterShape(window.name(), window.limiter(), window.rate(), window.burst(), window.inFlight(), window.serviceMillis(),
+                window.status(), window.header(), window.firstPeriod(), window.lateStart(), window.changeAfter(), window.laterRate(),
+                false, window.hints(), window.targets(), window.baseline());
     }
 
     /**
