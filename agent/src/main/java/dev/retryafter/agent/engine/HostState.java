@@ -676,7 +676,8 @@ public final class HostState {
         store.holdUntil(key, until, reason);
         HostKnowledge known = knowledge();
         pauseProbing(now, until, known);
-        return known.holdUntilMillis;
+        // The later hold stands (holdUntil merges so): a fleet store's copy read back a moment old may not show this one yet.
+        return Math.max(until, known.holdUntilMillis);
     }
 
     private PaceSchedule paceOf(HostKnowledge known) {
