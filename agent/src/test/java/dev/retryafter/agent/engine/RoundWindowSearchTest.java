@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 import java.util.OptionalLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -75,51 +74,5 @@ class RoundWindowSearchTest {
         Wait wait = Decide.withinFirstWindow(three, 0, 2, Category.UNKNOWN, RetryAfterParser.parse("0", start), streak, start,
                 new Wait(300, Reason.HEADER_AS_HINT, Wait.Bound.NONE), start - 7_000);
         assertEquals(three.minSleepMillis(), wait.millis(), wait::toString);
-    }
-
-    /**
-     * 600 a minute, filled by one worker in 30 s: the last try goes when a minute from the first request is over, not
-     * when the streak is a minute old (90 s). The first period reads 55 s, the middle of the second-last try's refusal
-     * (49.5 s) and the last try, where it read 90 s.
-     */
-    @Test
-    void theLastTryGoesAtTheDefaultWindowsEndCountedFromTheFirstRequest() throws Exception {
-        EngineFixture fixture = new EngineFixture(DEFAULTS);
-        new FixedWindowPortal(600, 60_000, fixture.clock.millis()).fetch(fixture, 610, now -> "0");
-        HostSnapshot host = fixture.host().snapshot(fixture.clock.millis());
-        assertTrue(host.windowMillis >= 50_000 && host.windowMillis <= 61_000, "the first period is about a minute: " + host.windowMillis);
-        assertEquals(0, host.gaveUp);
-    }
-
-    /**
-     * 600 in two minutes: the last try, a minute from the first request, is refused too, and the host is held (the
-     * window is longer than the default), not the record given up.
-     */
-    @Test
-    void aLastTryRefusedAtThatEndHoldsTheHost() throws Exception {
-        EngineFixture fixture = new EngineFixture(DEFAULTS);
-        long start = fixture.clock.millis();
-        int admitted = 0;
-        HostHeldException held = null;
-        Call last = null;
-        try {
-            while (true) {
-                last = fixture.engine.open("portal.example", 443, true);
-                do {
-                    last.awaitTurn();
-                    fixture.clock.advance(50);
-                    boolean room = admitted < 600;
-                    admitted += room ? 1 : 0;
-                    last.onResponse(room ? 200 : 429, room ? null : "0");
-                    last.endAttempt();
-                } while (last.retryRequested());
-            }
-        } catch (HostHeldException e) {
-            held = e;
-        }
-        assertNotNull(held, "the last try refused held the host");
-        assertEquals(Reason.HOLD_WINDOW_NOT_FOUND, last.lastDecision().waitBeforeNextRequest().reason());
-        assertEquals(60_000, fixture.clock.millis() - start, 1_000, "the last try went a minute from the first request");
-        assertEquals(0, fixture.host().snapshot(fixture.clock.millis()).gaveUp);
     }
 }

@@ -45,7 +45,7 @@ public final class Decide {
         // the limit's window is longer than a window waited out. The host is held until the streak is a quota's age,
         // when the last try would otherwise have gone, and the request fails fast with the hold instead of being lost.
         if (attempt >= policy.maxAttempts() && windowMillis <= 0 && !refusal.echo && knowledge.streak != null
-                && refusal.now >= defaultWindowEnd(policy, knowledge.streak.startedAtMillis(), refusal.periodStartedAtMillis)) {
+                && refusal.now - knowledge.streak.startedAtMillis() >= policy.windowMillis()) {
             long until = Math.max(knowledge.holdUntilMillis, knowledge.streak.startedAtMillis() + persistsAfterMillis(policy));
             if (until > refusal.now) {
                 return new Decision(host, refusal.status, attempt, policy.maxAttempts(), header,
@@ -72,17 +72,6 @@ public final class Decide {
         }
         return new Decision(host, refusal.status, attempt, policy.maxAttempts(), header, wait, outcome, category,
                 HostKnowledge.NO_MOMENT);
-    }
-
-    /**
-     * When the policy's default window ends for a first streak begun at {@code streakStart}: counted from the first
-     * period's start where it is known ({@code periodStartedAt}), else from the streak's. A portal of 600 a minute
-     * that one worker filled in 30 s has room again a minute after the first request, 30 s before the streak is a
-     * minute old: the last try went there, and its first period read 600 in 90 s (WindowSweep 0.80; now 1.00).
-     */
-    static long defaultWindowEnd(Policy policy, long streakStart, long periodStartedAt) {
-        long fromStreak = streakStart + policy.windowMillis();
-        return periodStartedAt == HostKnowledge.NO_MOMENT ? fromStreak : Math.min(fromStreak, periodStartedAt + policy.windowMillis());
     }
 
     /** A streak of refusals this old, with nothing let through, is a quota or a box rather than a window. */
@@ -154,8 +143,7 @@ public final class Decide {
             // workers, waits drawn short spent every request's tries in the first seconds of a 20 s window.
             bounded = new Wait(searchStep, wait.reason(), Wait.Bound.SEARCH);
         }
-        long until = lastTriesUntil(policy, windowMillis, triesLeft, age, alone,
-                defaultWindowEnd(policy, streak.startedAtMillis(), periodStartedAt) - streak.startedAtMillis());
+        long until = lastTriesUntil(policy, windowMillis, triesLeft, age, alone);
         if (searching && alone && triesLeft == 2 && until > age) {
             // The lone request's second-last try, two thirds of the way on a log scale, goes at a round window's end near there.
             long start = streak.startedAtMillis();
@@ -227,8 +215,7 @@ public final class Decide {
      *       a quota's age: refused then, it holds the host, and its request fails fast with the rest of the
      *       hold instead of being lost;</li>
      *   <li>in the host's first streak, no window learned or configured, the last two tries wait for the end
-     *       of the policy's default window, counted from the first period's start where it is known ({@link #defaultWindowEnd}):
-     *       a second-last try refused there shows the streak is longer, and the last waits
+     *       of the policy's default window: a second-last try refused there shows the streak is longer, and the last waits
      *       as above (a request out of tries here waits the window too: its wait holds back every other);</li>
      *   <li>there, a request {@code alone} in the streak (every refusal of it its own: one worker, whose tries are
      *       the whole search) sends its second-last try two thirds of the way to that end on a log scale, 19 s after
@@ -246,15 +233,6 @@ public final class Decide {
 
     /** As {@link #lastTriesUntil(Policy, long, int, long)}, for a request alone in the streak or among others. */
     public static long lastTriesUntil(Policy policy, long windowMillis, int triesLeft, long age, boolean alone) {
-        return lastTriesUntil(policy, windowMillis, triesLeft, age, alone, policy.windowMillis());
-    }
-
-    /**
-     * As {@link #lastTriesUntil(Policy, long, int, long, boolean)}, the default window ending when the streak is
-     * {@code defaultEndAge} old ({@link #defaultWindowEnd}): the last tries of a first streak wait for then, or go at
-     * min-sleep once it has passed.
-     */
-    static long lastTriesUntil(Policy policy, long windowMillis, int triesLeft, long age, boolean alone, long defaultEndAge) {
         long window = windowMillis > 0 ? windowMillis : policy.windowMillis();
         long quota = persistsAfterMillis(policy);
         if (triesLeft == 1 && (age >= window || window >= quota)) {
@@ -267,7 +245,7 @@ public final class Decide {
             return (long) (Math.pow(Math.max(age, 0), 1 / 3.0) * Math.pow(window, 2 / 3.0));
         }
         if (triesLeft <= 2 && windowMillis <= 0 && age < window) {
-            return Math.max(defaultEndAge, age + policy.minSleepMillis());
+            return window;
         }
         return triesLeft == 1 ? Math.min(window, LAST_TRY_STREAK_MULTIPLE * age) : 0;
     }
