@@ -26,10 +26,8 @@ class RoundWindowSearchTest {
      */
     @Test
     void oneWorkerFindsATenSecondWindowAtItsEnd() throws Exception {
-        EngineFixture fixture = new EngineFixture(DEFAULTS);
-        new FixedWindowPortal(100, 10_000, fixture.clock.millis()).fetch(fixture, 110, now -> "0");
-        HostSnapshot host = fixture.host().snapshot(fixture.clock.millis());
-        assertTrue(host.windowMillis >= 10_000 && host.windowMillis <= 10_600, "the first period is about 10 s: " + host.windowMillis);
+        HostSnapshot host = fetched(100, 10_000, 110, 0);
+        assertAbout(10_000, host.windowMillis);
         assertEquals(0, host.gaveUp);
     }
 
@@ -40,11 +38,8 @@ class RoundWindowSearchTest {
      */
     @Test
     void aColdClientsLateFirstRequestMovesTheEndsWithIt() throws Exception {
-        EngineFixture fixture = new EngineFixture(DEFAULTS);
-        long start = fixture.clock.millis();
-        new FixedWindowPortal(100, 10_000, start + 450).fetch(fixture, 110, now -> "0", 400);
-        HostSnapshot host = fixture.host().snapshot(fixture.clock.millis());
-        assertTrue(host.windowMillis >= 10_000 && host.windowMillis <= 10_600, "the first period is about 10 s: " + host.windowMillis);
+        HostSnapshot host = fetched(100, 10_000, 110, 400);
+        assertAbout(10_000, host.windowMillis);
         assertEquals(2, host.refusals, "refused at 5.45 and 6.5 s, and the third try let through at 10.45 s");
     }
 
@@ -54,10 +49,8 @@ class RoundWindowSearchTest {
      */
     @Test
     void theSecondLastTryGoesAtARoundEndNearWhereItWouldGo() throws Exception {
-        EngineFixture fixture = new EngineFixture(DEFAULTS);
-        new FixedWindowPortal(40, 20_000, fixture.clock.millis()).fetch(fixture, 45, now -> "0");
-        HostSnapshot host = fixture.host().snapshot(fixture.clock.millis());
-        assertTrue(host.windowMillis >= 20_000 && host.windowMillis <= 20_600, "the first period is about 20 s: " + host.windowMillis);
+        HostSnapshot host = fetched(40, 20_000, 45, 0);
+        assertAbout(20_000, host.windowMillis);
         assertEquals(3, host.refusals, "refused at 2, 3 and 5 s, and the fourth try let through at 20 s");
         assertEquals(0, host.gaveUp);
     }
@@ -74,5 +67,21 @@ class RoundWindowSearchTest {
         Wait wait = Decide.withinFirstWindow(three, 0, 2, Category.UNKNOWN, RetryAfterParser.parse("0", start), streak, start,
                 new Wait(300, Reason.HEADER_AS_HINT, Wait.Bound.NONE), start - 7_000);
         assertEquals(three.minSleepMillis(), wait.millis(), wait::toString);
+    }
+
+    /**
+     * One worker fetches {@code records} from a fixed window of {@code limit} per {@code windowMillis}, its first request
+     * leaving {@code firstLateMillis} late and the window beginning when it arrives (50 ms on): the host as it ends.
+     */
+    private static HostSnapshot fetched(int limit, long windowMillis, int records, long firstLateMillis) throws Exception {
+        EngineFixture fixture = new EngineFixture(DEFAULTS);
+        new FixedWindowPortal(limit, windowMillis, fixture.clock.millis() + (firstLateMillis > 0 ? firstLateMillis + 50 : 0))
+                .fetch(fixture, records, now -> "0", firstLateMillis);
+        return fixture.host().snapshot(fixture.clock.millis());
+    }
+
+    /** The first period was read as {@code windowMillis}, found at its end (within 0.6 s). */
+    private static void assertAbout(long windowMillis, long learned) {
+        assertTrue(learned >= windowMillis && learned <= windowMillis + 600, "the first period is about " + windowMillis + " ms: " + learned);
     }
 }
