@@ -374,7 +374,16 @@ public final class Call {
      * its permit until its exchange ends: the request is still in flight at the host.
      */
     public void abandon() {
-        giveUp(true);
+        giveUp(true, false);
+    }
+
+    /**
+     * As {@link #abandon()}, for a request whose turn may have come but which the client has not sent and now will not
+     * (Jetty's abort winning the race with the turn's handing over): counted as ended while it waited either way, since
+     * it never went. Its permit, if the turn came, goes back at {@link #endAttempt}, as after a send.
+     */
+    public void abandonUnsent() {
+        giveUp(true, true);
     }
 
     /**
@@ -382,11 +391,14 @@ public final class Call {
      * client ran the request another way): as {@link #abandon()}, but not counted as ended by the application.
      */
     public void withdraw() {
-        giveUp(false);
+        giveUp(false, false);
     }
 
-    /** {@code byApplication}: a turn under way is counted as a request the application ended while it waited. */
-    private void giveUp(boolean byApplication) {
+    /**
+     * {@code byApplication}: a turn under way is counted as a request the application ended while it waited;
+     * {@code unsent}: so is one whose turn came, the request not sent.
+     */
+    private void giveUp(boolean byApplication, boolean unsent) {
         int was;
         do {
             was = phase;
@@ -395,6 +407,9 @@ public final class Call {
             }
         } while (!PHASE.compareAndSet(this, was, ABANDONED));
         if (was == SENT) {
+            if (byApplication && unsent) {
+                endedWhileWaiting();
+            }
             return; // endAttempt gives the permit back
         }
         CompletableFuture<Void> permit = pendingPermit;

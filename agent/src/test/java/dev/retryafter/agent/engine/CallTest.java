@@ -421,6 +421,28 @@ class CallTest {
     }
 
     /**
+     * Jetty's abort can win the race with a turn that has just come, before the client sends: the request does not go,
+     * and it counts as ended while it waited, once; a plain abandon of a call whose turn came does not count it.
+     */
+    @Test
+    void aCallAbandonedUnsentAfterItsTurnCameIsCountedOnce() throws Exception {
+        RecordingListener told = new RecordingListener();
+        RetryEngine engine = RetryEngine.builder().policies(PolicyLookup.everyHost(Policy.DEFAULTS)).listener(told).build();
+        Call unsent = engine.open("portal.example", 443, true);
+        unsent.turn().join();
+        unsent.abandonUnsent();
+        unsent.abandonUnsent();
+        unsent.endAttempt();
+        Call sent = engine.open("portal.example", 443, true);
+        sent.turn().join();
+        sent.abandon();
+        sent.endAttempt();
+        assertEquals(1, unsent.host().snapshot(0).endedWhileWaiting);
+        assertEquals(1, told.endedWhileWaiting.size());
+        assertTrue(unsent.host().permits().isIdle(), "the permits went back at the attempts' ends");
+    }
+
+    /**
      * Apache's cancel aborts the request, then interrupts the thread; an application may interrupt, then abort in a
      * finally: either way one wait ended, counted once. A request failed fast by a hold, then cancelled, waited for
      * nothing; nor does a call the agent withdraws count as the application's.

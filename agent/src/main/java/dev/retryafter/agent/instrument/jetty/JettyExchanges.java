@@ -299,10 +299,13 @@ public final class JettyExchanges {
             }
         }
 
-        /** The application aborted the request while it waited: its turn is given up, and {@link #claim} says why. */
+        /**
+         * The application aborted the request while it waited: its turn is given up, and {@link #claim} says why. The
+         * request is not sent even if its turn came just before (the claim not yet made), and counts as ended waiting.
+         */
         void end(Throwable cause) {
             if (state.compareAndSet(WAITING, cause)) {
-                governed.call.abandon();
+                governed.call.abandonUnsent();
             }
         }
 
