@@ -145,4 +145,18 @@ class LimitLearnerTest {
         assertEquals(150 * Policy.DEFAULTS.maxAttempts() * 1000 / 8.0, store.read(HOST).pace.cycleMillis(), 1_500,
                 "a cycle of 150 requests for each of a request's tries");
     }
+
+    /**
+     * A refusal within the pace's first interval after the first streak ended came on the heels of the request that ended
+     * it, not at the pace: it teaches nothing, and the pace the first period taught stands.
+     */
+    @Test
+    void aRefusalBeforeThePacesFirstIntervalTeachesNothing() {
+        firstBurstRefusedAt(6_000, 9_600);
+        letThroughAt(10_400);
+        PaceSchedule taught = store.read(HOST).pace;
+        store.recordRefusal(HOST, 10_450, 10_450, OptionalLong.of(0), true);
+        assertNull(learner.onFirstRefusal(Policy.DEFAULTS, 10_450, store.read(HOST), taught, 1_000), "10 a second: 100 ms apart");
+        assertEquals(taught, store.read(HOST).pace);
+    }
 }
