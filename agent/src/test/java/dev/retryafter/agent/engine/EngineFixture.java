@@ -32,6 +32,15 @@ final class EngineFixture {
                 .build();
     }
 
+    /** One exchange with {@code host}:443: a call opened, its turn taken, answered {@code status} (and {@code retryAfter}), ended. */
+    Call answered(String host, int status, String retryAfter) throws Exception {
+        Call call = engine.open(host, 443, true);
+        call.awaitTurn();
+        call.onResponse(status, retryAfter);
+        call.endAttempt();
+        return call;
+    }
+
     HostState host() {
         return engine.hosts().iterator().next();
     }

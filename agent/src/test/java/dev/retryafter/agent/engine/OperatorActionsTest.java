@@ -74,10 +74,7 @@ class OperatorActionsTest {
     @Test
     void theSnapshotCarriesTheLastDecisionAndItsReason() throws Exception {
         EngineFixture f = new EngineFixture(Policy.DEFAULTS);
-        Call call = f.engine.open("portal.example", 443, true);
-        call.awaitTurn();
-        call.onResponse(429, null);
-        call.endAttempt();
+        Call call = f.answered("portal.example", 429, null);
         HostSnapshot s = f.host().snapshot(f.clock.millis());
         assertSame(call.lastDecision(), s.lastDecision().get());
         assertEquals(Reason.NO_HEADER, s.lastDecision().get().waitBeforeNextRequest().reason());
@@ -88,10 +85,7 @@ class OperatorActionsTest {
     @Test
     void anOperatorsHoldFailsRequestsFastUntilItEndsOrIsReleased() throws Exception {
         EngineFixture f = new EngineFixture(Policy.DEFAULTS);
-        Call first = f.engine.open("data.kingcounty.gov", 443, true);
-        first.awaitTurn();
-        first.onResponse(200, null);
-        first.endAttempt();
+        f.answered("data.kingcounty.gov", 200, null);
         long now = f.clock.millis();
         assertEquals(now + 600_000, f.engine.hold("data.kingcounty.gov:443", now + 600_000, "held by an operator from the command line"));
         assertEquals(now + 600_000, f.engine.hold("data.kingcounty.gov:443", now + 60_000, "a shorter one"), "the later hold stands");
