@@ -589,7 +589,17 @@ public final class HostState {
         apply(decision, now, counted);
         lastDecision = decision;
         lastDecisionMillis = now;
-        return new Told(decision, null, learned);
+        return new Told(decision, distrustedNow(known, counted), learned);
+    }
+
+    /** The refusal just counted found the host's {@code Retry-After} contradicting itself: the category may change now. */
+    private CharacterisationChange distrustedNow(HostKnowledge before, HostKnowledge after) {
+        if (before.retryAfterDistrusted().isPresent() || !after.retryAfterDistrusted().isPresent()) {
+            return null;
+        }
+        long window = limit.learnedWindowMillis();
+        return new CharacterisationChange(before.characterisation(window), after.characterisation(window),
+                after.retryAfterDistrusted().get());
     }
 
     private void apply(Decision decision, long now, HostKnowledge known) {

@@ -163,7 +163,7 @@ public final class DecisionLog implements DecisionListener {
 
     @Override
     public void onRecharacterised(HostState host, CharacterisationChange change) {
-        String evidence = String.format(Locale.ROOT, "recovery took %.1fs", change.recoveryMillis() / 1000.0);
+        String evidence = change.evidence();
         if (change.isCategoryChange()) {
             // A host whose header has no pattern moves between truthful and unreliable as streaks come and go:
             // the operator is told the first few times, then that it keeps moving, then it is at info.

@@ -41,6 +41,30 @@ class CategoryScenariosTest {
     }
 
     @Test
+    void aHeaderCaughtNamingTwoMomentsAtOnceIsNeverHeldTruthfulAgain() throws Exception {
+        EngineFixture f = new EngineFixture(POLICY);
+        for (int i = 0; i < 20; i++) {
+            f.answered("portal.example", 200, null); // the slow start: one in flight, two after twenty let through
+        }
+        Call first = f.engine.open("portal.example", 443, true);
+        Call second = f.engine.open("portal.example", 443, true);
+        first.awaitTurn();
+        second.awaitTurn();
+        first.onResponse(429, "14");
+        second.onResponse(429, "24"); // in flight together, told moments ten seconds apart: one of them lied
+        first.endAttempt();
+        second.endAttempt();
+        CharacterisationChange change = f.listener.changes.get(f.listener.changes.size() - 1);
+        assertEquals("Retry-After named moments 10.0s apart to two refusals 0.0s apart", change.evidence());
+
+        // From here on the portal tells the truth, streak after streak: its header is not believed again all the same.
+        PortalRun.fetch(f.engine, f.clock, new PortalModel(Behaviour.TRUTHFUL, 20, 60_000), 300);
+        assertTrue(f.listener.learned.size() >= 5, "a window's worth of streaks: " + f.listener.learned.size());
+        assertEquals(Category.UNRELIABLE, f.category());
+        assertTrue(f.listener.decisions.stream().noneMatch(d -> d.category() == Category.TRUTHFUL));
+    }
+
+    @Test
     void everyWaitStaysWithinFloorAndCeilingAndNoRefusalIsFollowedSooner() {
         for (Behaviour behaviour : Behaviour.values()) {
             EngineFixture f = new EngineFixture(POLICY);

@@ -57,19 +57,22 @@ public final class HostKnowledge implements Serializable {
     final long costsSinceMillis;
     /** Why the host's rate-limit hints are not believed (a run before this one may have found it); null: no verdict against them. */
     final String hintsDistrusted;
+    /** Why the host's {@code Retry-After} is never held truthful (its refusals were told different moments); null: no verdict. */
+    final String retryAfterDistrusted;
     private transient volatile Characterisation characterisation;
 
     HostKnowledge(long notBeforeMillis, long nextSlotMillis, long holdUntilMillis, String holdReason, PaceSchedule pace,
                   long paceLearnedAtMillis, int learnedCeiling, OpenStreak streak, List<FinishedStreak> streaks,
                   long costsSinceMillis) {
         this(notBeforeMillis, nextSlotMillis, holdUntilMillis, holdReason, pace, paceLearnedAtMillis, learnedCeiling, streak, streaks,
-                costsSinceMillis, null);
+                costsSinceMillis, null, null);
     }
 
     HostKnowledge(long notBeforeMillis, long nextSlotMillis, long holdUntilMillis, String holdReason, PaceSchedule pace,
                   long paceLearnedAtMillis, int learnedCeiling, OpenStreak streak, List<FinishedStreak> streaks,
-                  long costsSinceMillis, String hintsDistrusted) {
+                  long costsSinceMillis, String hintsDistrusted, String retryAfterDistrusted) {
         this.hintsDistrusted = hintsDistrusted;
+        this.retryAfterDistrusted = retryAfterDistrusted;
         this.notBeforeMillis = notBeforeMillis;
         this.nextSlotMillis = nextSlotMillis;
         this.holdUntilMillis = holdUntilMillis;
@@ -98,13 +101,23 @@ public final class HostKnowledge implements Serializable {
                                    Optional<PaceSchedule> pace, OptionalLong paceLearnedAt, OptionalInt learnedCeiling,
                                    Optional<OpenStreak> openStreak, List<FinishedStreak> finishedStreaks, OptionalLong costsSince,
                                    Optional<String> hintsDistrusted) {
+        return of(notBefore, nextSlot, holdUntil, holdReason, pace, paceLearnedAt, learnedCeiling, openStreak, finishedStreaks,
+                costsSince, hintsDistrusted, Optional.<String>empty());
+    }
+
+    /** As the other {@code of}, with the verdicts against the host's rate-limit hints and its {@code Retry-After}, if any. */
+    public static HostKnowledge of(OptionalLong notBefore, OptionalLong nextSlot, OptionalLong holdUntil, Optional<String> holdReason,
+                                   Optional<PaceSchedule> pace, OptionalLong paceLearnedAt, OptionalInt learnedCeiling,
+                                   Optional<OpenStreak> openStreak, List<FinishedStreak> finishedStreaks, OptionalLong costsSince,
+                                   Optional<String> hintsDistrusted, Optional<String> retryAfterDistrusted) {
         if (learnedCeiling.isPresent() && learnedCeiling.getAsInt() < 0) {
             throw new IllegalArgumentException("a ceiling counts successes: 0 or more");
         }
         List<FinishedStreak> streaks = new ArrayList<>(finishedStreaks.subList(0, Math.min(MAX_STREAKS, finishedStreaks.size())));
         return new HostKnowledge(notBefore.orElse(NO_MOMENT), nextSlot.orElse(NO_MOMENT), holdUntil.orElse(NO_MOMENT),
                 holdReason.orElse(null), pace.orElse(null), paceLearnedAt.orElse(NO_MOMENT), learnedCeiling.orElse(NO_CEILING),
-                openStreak.orElse(null), Collections.unmodifiableList(streaks), costsSince.orElse(NO_MOMENT), hintsDistrusted.orElse(null));
+                openStreak.orElse(null), Collections.unmodifiableList(streaks), costsSince.orElse(NO_MOMENT), hintsDistrusted.orElse(null),
+                retryAfterDistrusted.orElse(null));
     }
 
     // ---- reading
@@ -174,6 +187,14 @@ public final class HostKnowledge implements Serializable {
         return Optional.ofNullable(hintsDistrusted);
     }
 
+    /**
+     * Why the host's {@code Retry-After} is never held truthful again, in this run or the next: two refusals of one
+     * streak were told moments further apart than a truthful header allows. Empty while nothing has contradicted it.
+     */
+    public Optional<String> retryAfterDistrusted() {
+        return Optional.ofNullable(retryAfterDistrusted);
+    }
+
     /** The latest moment the host showed anything: a pace learned, a streak, a category change; empty if nothing. */
     public OptionalLong lastEvidence() {
         long latest = Math.max(paceLearnedAtMillis, costsSinceMillis);
@@ -195,14 +216,14 @@ public final class HostKnowledge implements Serializable {
     public HostKnowledge restartedAt(long now) {
         PaceSchedule restarted = pace == null ? null : pace.restartedAt(now);
         return new HostKnowledge(notBeforeMillis, nextSlotMillis, holdUntilMillis, holdReason, restarted, paceLearnedAtMillis,
-                learnedCeiling, null, streaks, costsSinceMillis, hintsDistrusted);
+                learnedCeiling, null, streaks, costsSinceMillis, hintsDistrusted, retryAfterDistrusted);
     }
 
     /** The category the evidence shows and its median ratio (ignoring any pinned category). */
     public Characterisation characterisation() {
         Characterisation known = characterisation;
         if (known == null) {
-            known = HostCharacteriser.characterise(window());
+            known = HostCharacteriser.characterise(window(), 0, retryAfterDistrusted != null);
             characterisation = known;
         }
         return known;
@@ -214,7 +235,7 @@ public final class HostKnowledge implements Serializable {
      * result is not kept.
      */
     public Characterisation characterisation(long periodMillis) {
-        return periodMillis > 0 ? HostCharacteriser.characterise(window(), periodMillis) : characterisation();
+        return periodMillis > 0 ? HostCharacteriser.characterise(window(), periodMillis, retryAfterDistrusted != null) : characterisation();
     }
 
     /** The finished streaks as the characteriser reads them. */
@@ -269,7 +290,14 @@ public final class HostKnowledge implements Serializable {
     /** The host's hints contradicted themselves: never believed again. The first verdict's reason stands. */
     HostKnowledge withHintsDistrusted(String why) {
         return hintsDistrusted != null || why == null ? this : new HostKnowledge(notBeforeMillis, nextSlotMillis, holdUntilMillis,
-                holdReason, pace, paceLearnedAtMillis, learnedCeiling, streak, streaks, costsSinceMillis, why);
+                holdReason, pace, paceLearnedAtMillis, learnedCeiling, streak, streaks, costsSinceMillis, why, retryAfterDistrusted);
+    }
+
+    /** The host's {@code Retry-After} contradicted itself: never held truthful again. The first verdict's reason stands. */
+    HostKnowledge withRetryAfterDistrusted(String why) {
+        return retryAfterDistrusted != null || why == null ? this : new HostKnowledge(notBeforeMillis, nextSlotMillis,
+                holdUntilMillis, holdReason, pace, paceLearnedAtMillis, learnedCeiling, streak, streaks, costsSinceMillis,
+                hintsDistrusted, why);
     }
 
     HostKnowledge withStreak(OpenStreak open) {
@@ -293,7 +321,7 @@ public final class HostKnowledge implements Serializable {
         if (other.pace != null && other.paceLearnedAtMillis >= merged.paceLearnedAtMillis) {
             merged = merged.withPace(other.pace, other.paceLearnedAtMillis, other.learnedCeiling);
         }
-        merged = merged.withHintsDistrusted(other.hintsDistrusted);
+        merged = merged.withHintsDistrusted(other.hintsDistrusted).withRetryAfterDistrusted(other.retryAfterDistrusted);
         if (other.streak != null && (merged.streak == null || other.streak.startedAtMillis() > merged.streak.startedAtMillis())) {
             merged = merged.withStreak(other.streak);
         }
@@ -321,7 +349,7 @@ public final class HostKnowledge implements Serializable {
     private HostKnowledge copy(long notBefore, long nextSlot, long holdUntil, String reason, PaceSchedule pace, long paceLearnedAt,
                                int ceiling, OpenStreak streak, List<FinishedStreak> streaks, long costsSince) {
         return new HostKnowledge(notBefore, nextSlot, holdUntil, reason, pace, paceLearnedAt, ceiling, streak, streaks, costsSince,
-                hintsDistrusted);
+                hintsDistrusted, retryAfterDistrusted);
     }
 
     private static OptionalLong moment(long millis) {
@@ -337,7 +365,8 @@ public final class HostKnowledge implements Serializable {
         return notBeforeMillis == k.notBeforeMillis && nextSlotMillis == k.nextSlotMillis && holdUntilMillis == k.holdUntilMillis
                 && Objects.equals(holdReason, k.holdReason) && Objects.equals(pace, k.pace) && paceLearnedAtMillis == k.paceLearnedAtMillis
                 && learnedCeiling == k.learnedCeiling && Objects.equals(streak, k.streak) && streaks.equals(k.streaks)
-                && costsSinceMillis == k.costsSinceMillis && Objects.equals(hintsDistrusted, k.hintsDistrusted);
+                && costsSinceMillis == k.costsSinceMillis && Objects.equals(hintsDistrusted, k.hintsDistrusted)
+                && Objects.equals(retryAfterDistrusted, k.retryAfterDistrusted);
     }
 
     @Override
@@ -349,6 +378,7 @@ public final class HostKnowledge implements Serializable {
     public String toString() {
         return "HostKnowledge[v" + VERSION + " notBefore " + notBefore() + ", nextSlot " + nextSlot() + ", hold " + holdUntil()
                 + ", pace " + pace + ", ceiling " + learnedCeiling() + ", open " + streak + ", streaks " + streaks
-                + (hintsDistrusted == null ? "" : ", hints distrusted: " + hintsDistrusted) + "]";
+                + (hintsDistrusted == null ? "" : ", hints distrusted: " + hintsDistrusted)
+                + (retryAfterDistrusted == null ? "" : ", Retry-After distrusted: " + retryAfterDistrusted) + "]";
     }
 }

@@ -48,7 +48,9 @@ public interface KnowledgeStore {
 
     /**
      * A refusal at {@code now} of a request sent at {@code sentAt}: opens a streak if none is open
-     * (with this header and pacing), else counts it into the open one. Returns the streak as it stands.
+     * (with this header and pacing), else counts it into the open one, and distrusts the host's
+     * {@code Retry-After} for good if this header names another moment than the streak's first did
+     * ({@link HostKnowledge#retryAfterDistrusted()}; the first verdict stands). Returns the streak as it stands.
      */
     OpenStreak recordRefusal(String host, long now, long sentAt, OptionalLong headerMillis, boolean whilePaced);
 

@@ -2,6 +2,7 @@ package dev.retryafter.agent.engine.knowledge;
 
 import dev.retryafter.agent.engine.learn.ObservationWindow;
 
+import java.util.Locale;
 import java.util.OptionalLong;
 
 /**
@@ -12,6 +13,12 @@ import java.util.OptionalLong;
 public final class OpenStreak extends Streak {
 
     private static final long serialVersionUID = HostKnowledge.VERSION;
+
+    /**
+     * A delta-seconds header is rounded to the second, by the portal's clock: two truthful headers naming one moment
+     * may differ by up to this much.
+     */
+    public static final long HEADER_ROUNDING_MILLIS = 2_000;
 
     private final long lastRefusedSentMillis;
     private final int refusals;
@@ -35,6 +42,28 @@ public final class OpenStreak extends Streak {
     /** A refusal at {@code now} of a request sent at {@code sentAt} counted into this streak. */
     OpenStreak plus(long sentAt) {
         return new OpenStreak(startedAtMillis, headerMillis, Math.max(lastRefusedSentMillis, sentAt), refusals + 1, whilePaced);
+    }
+
+    /**
+     * Why a refusal at {@code now} told {@code header} contradicts the streak's first; null when it does not. A truthful
+     * header names when the limit has room: the same moment to every refusal of a streak, give or take its rounding to
+     * the second and, for a limiter that counts refusals too, the time between them. A header drawn at random names
+     * another to each: two refusals in flight at once show it in the first streak; one request's retries only when a
+     * short draw is followed by a long one.
+     */
+    String contradiction(long now, OptionalLong header) {
+        if (!header.isPresent() || headerMillis == ObservationWindow.NO_HEADER) {
+            return null;
+        }
+        long apart = Math.abs(now + header.getAsLong() - (startedAtMillis + headerMillis));
+        long between = Math.abs(now - startedAtMillis);
+        return apart <= HEADER_ROUNDING_MILLIS + between ? null : contradiction(apart, between);
+    }
+
+    /** In the same words as the Redis store's script writes them. */
+    private static String contradiction(long apartMillis, long betweenMillis) {
+        return String.format(Locale.ROOT, "Retry-After named moments %.1fs apart to two refusals %.1fs apart", apartMillis / 1000.0,
+                betweenMillis / 1000.0);
     }
 
     /** The streak as it ends: a request sent at {@code sentAt} got through. */

@@ -1,6 +1,7 @@
 package dev.retryafter.agent.engine.learn;
 
 import dev.retryafter.agent.engine.Category;
+import dev.retryafter.agent.engine.knowledge.HostKnowledge;
 
 import java.util.Arrays;
 
@@ -12,8 +13,9 @@ import java.util.Arrays;
  *   <li>one value only, and recovery under a tenth of it: {@link Category#CONSTANT_OVERSTATED}; so is a
  *       host whose last two streaks both did, because a portal that drifts into a constant should
  *       not cost a wait at the ceiling for every observation still in the window;</li>
- *   <li>median recovery/header within [0.5, 2], and the ratios consistent across streaks
- *       ({@link #consistent}): {@link Category#TRUTHFUL};</li>
+ *   <li>median recovery/header within [0.5, 2], the ratios consistent across streaks ({@link #consistent}), and the
+ *       header never caught naming two moments to one streak ({@link HostKnowledge#retryAfterDistrusted()}):
+ *       {@link Category#TRUTHFUL};</li>
  *   <li>anything else: {@link Category#UNRELIABLE}.</li>
  * </ul>
  * Given the host's period (how long its limit took to have room again, learned at the end of its first
@@ -49,6 +51,11 @@ public final class HostCharacteriser {
 
     /** As {@link #characterise(ObservationWindow)}, no recovery read as longer than {@code periodMillis} (0: unknown). */
     public static Characterisation characterise(ObservationWindow window, long periodMillis) {
+        return characterise(window, periodMillis, false);
+    }
+
+    /** As {@link #characterise(ObservationWindow, long)}; {@code distrusted}: the header contradicted itself once, never truthful. */
+    public static Characterisation characterise(ObservationWindow window, long periodMillis, boolean distrusted) {
         if (window.size() == 0) {
             return Characterisation.UNKNOWN;
         }
@@ -81,7 +88,7 @@ public final class HostCharacteriser {
         if ((oneValue && median < OVERSTATED_BELOW) || lastTwoOverstatedAlike(window)) {
             return new Characterisation(Category.CONSTANT_OVERSTATED, median);
         }
-        if (median >= TRUTHFUL_LOW && median <= TRUTHFUL_HIGH && consistent) {
+        if (median >= TRUTHFUL_LOW && median <= TRUTHFUL_HIGH && consistent && !distrusted) {
             return new Characterisation(Category.TRUTHFUL, median);
         }
         return new Characterisation(Category.UNRELIABLE, median);

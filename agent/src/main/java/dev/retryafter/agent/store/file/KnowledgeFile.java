@@ -313,6 +313,9 @@ final class KnowledgeFile {
         if (k.hintsDistrusted().isPresent()) {
             lines.put(prefix + "hints-distrusted", k.hintsDistrusted().get());
         }
+        if (k.retryAfterDistrusted().isPresent()) {
+            lines.put(prefix + "retry-after-distrusted", k.retryAfterDistrusted().get());
+        }
         if (k.openStreak().isPresent()) {
             OpenStreak s = k.openStreak().get();
             lines.put(prefix + "open.started-at", instant(s.startedAtMillis()));
@@ -369,7 +372,8 @@ final class KnowledgeFile {
                 moment(lines, prefix + "hold-until"), Optional.ofNullable(lines.get(prefix + "hold-reason")), pace,
                 moment(lines, prefix + "pace.learned-at"),
                 ceiling == null ? OptionalInt.empty() : OptionalInt.of(Math.max(0, Integer.parseInt(ceiling))), open, streaks,
-                moment(lines, prefix + "costs-since"), Optional.ofNullable(lines.get(prefix + "hints-distrusted")));
+                moment(lines, prefix + "costs-since"), Optional.ofNullable(lines.get(prefix + "hints-distrusted")),
+                Optional.ofNullable(lines.get(prefix + "retry-after-distrusted")));
     }
 
     private static void moment(Map<String, String> lines, String key, OptionalLong millis) {

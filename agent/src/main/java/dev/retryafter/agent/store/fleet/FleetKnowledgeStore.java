@@ -159,6 +159,7 @@ public class FleetKnowledgeStore<K> implements KnowledgeStore, AutoCloseable {
             } else {
                 local.merge(host, streaks(Optional.of(streak), Collections.<FinishedStreak>emptyList()));
             }
+            distrustRetryAfter(host, refusal.retryAfterDistrusted);
             return streak;
         }
     }
@@ -327,7 +328,7 @@ public class FleetKnowledgeStore<K> implements KnowledgeStore, AutoCloseable {
         if (ended != null && ended.isPresent() && seen != null) {
             h.seen = HostKnowledge.of(seen.notBefore(), seen.nextSlot(), seen.holdUntil(), seen.holdReason(), seen.pace(),
                     seen.paceLearnedAt(), seen.learnedCeiling(), Optional.<OpenStreak>empty(), seen.finishedStreaks(),
-                    seen.costsSince(), seen.hintsDistrusted());
+                    seen.costsSince(), seen.hintsDistrusted(), seen.retryAfterDistrusted());
         }
         return ended;
     }
@@ -473,11 +474,21 @@ public class FleetKnowledgeStore<K> implements KnowledgeStore, AutoCloseable {
         if (seen.isHeldAt(now) && seen.holdUntil().getAsLong() > known.holdUntil().orElse(Long.MIN_VALUE) + SAME_MOMENT_MILLIS) {
             local.holdUntil(host, seen.holdUntil().getAsLong(), seen.holdReason().orElse(""));
         }
+        distrustRetryAfter(host, seen.retryAfterDistrusted().orElse(""));
         long learnedAt = seen.paceLearnedAt().orElse(Long.MIN_VALUE);
         if (seen.paceLearnedAt().isPresent() && learnedAt > known.paceLearnedAt().orElse(Long.MIN_VALUE) + SAME_MOMENT_MILLIS) {
             local.learn(host, learnedAt, seen.pace(), seen.learnedCeiling());
         }
         h.copied = seen;
+    }
+
+    /** The fleet's verdict against the host's {@code Retry-After}, whichever JVM's refusals found it, is this JVM's too. */
+    private void distrustRetryAfter(String host, String why) {
+        if (!why.isEmpty() && !local.read(host).retryAfterDistrusted().isPresent()) {
+            local.merge(host, HostKnowledge.of(OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(), Optional.<String>empty(),
+                    Optional.<PaceSchedule>empty(), OptionalLong.empty(), OptionalInt.empty(), Optional.<OpenStreak>empty(),
+                    Collections.<FinishedStreak>emptyList(), OptionalLong.empty(), Optional.<String>empty(), Optional.of(why)));
+        }
     }
 
     /** Whether a success may end a streak: this JVM's, or the fleet's as last seen, is open. */

@@ -51,6 +51,7 @@ final class KnowledgeEncoding {
         args.add(open == null ? "0" : Long.toString(open.lastRefusedSentMillis() - now));
         args.add(open == null ? "0" : Integer.toString(open.refusals()));
         args.add(flag(open != null && open.whilePaced()));
+        args.add(known.retryAfterDistrusted().orElse(""));
         List<FinishedStreak> oldestFirst = new ArrayList<>(known.finishedStreaks());
         Collections.reverse(oldestFirst);
         for (FinishedStreak s : oldestFirst) {
@@ -104,7 +105,7 @@ final class KnowledgeEncoding {
                 learnedAt, learnedAt.isPresent() && ceiling.isPresent()
                         ? OptionalInt.of((int) Math.min(Integer.MAX_VALUE, ceiling.getAsLong())) : OptionalInt.empty(),
                 open, finished, moment(fields.get("costs-since"), serverNow, localNow),
-                Optional.ofNullable(fields.get("hints-distrusted")));
+                Optional.ofNullable(fields.get("hints-distrusted")), Optional.ofNullable(fields.get("retry-after-distrusted")));
     }
 
     /** {@code start h=2000 last=150 by=2100 paced=1}, as MERGE and RECOVERY store it; null if it is not one. */

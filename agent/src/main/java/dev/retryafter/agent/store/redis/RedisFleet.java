@@ -4,6 +4,7 @@ import dev.retryafter.agent.config.RedisAddress;
 import dev.retryafter.agent.engine.Clock;
 import dev.retryafter.agent.engine.knowledge.FinishedStreak;
 import dev.retryafter.agent.engine.knowledge.HostKnowledge;
+import dev.retryafter.agent.engine.knowledge.OpenStreak;
 import dev.retryafter.agent.log.AgentLog;
 import dev.retryafter.agent.store.fleet.FleetHost;
 import dev.retryafter.agent.store.fleet.FleetRefusal;
@@ -91,9 +92,10 @@ final class RedisFleet implements SharedKnowledge<RedisFleet.Keys> {
     public FleetRefusal refusal(FleetHost<Keys> h, long now, long windowMillis, long sentAt, OptionalLong headerMillis, boolean whilePaced,
                                 int pending) {
         return call(h, FleetScripts.REFUSAL, now, (v, base) -> new FleetRefusal(now, KnowledgeEncoding.openStreak(v, now),
-                        (int) KnowledgeEncoding.integer(v.get(0)), KnowledgeEncoding.integer(v.get(8)), KnowledgeEncoding.integer(v.get(2)) == 1),
+                        (int) KnowledgeEncoding.integer(v.get(0)), KnowledgeEncoding.integer(v.get(8)), KnowledgeEncoding.integer(v.get(2)) == 1,
+                        KnowledgeEncoding.text(v.get(9))),
                 Arrays.asList(h.keys.hash, h.keys.admitted), options.ttlMillis, pending, bucketMillis(windowMillis), windowMillis, now - sentAt,
-                KnowledgeEncoding.header(headerMillis), KnowledgeEncoding.flag(whilePaced));
+                KnowledgeEncoding.header(headerMillis), KnowledgeEncoding.flag(whilePaced), OpenStreak.HEADER_ROUNDING_MILLIS);
     }
 
     /** {@code recovery.lua}: empty when the request was sent before the streak began, or another JVM closed it. */

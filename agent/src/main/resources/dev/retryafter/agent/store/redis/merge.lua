@@ -7,8 +7,8 @@
 -- twice. KEYS: hash, streaks. ARGV: ttl, capacity, not-before, next, costs-since, hold, hold reason,
 -- learned, ceiling, refused rate, cycle, pace epoch, plateau before probing (0: the cubic curve),
 -- window learned (0: none), hints distrusted, streak start, header ('-' for none), last refused
--- sent, refusals, paced (0/1), then for each finished streak, oldest first, its start and its
--- record. Returns 1.
+-- sent, refusals, paced (0/1), the verdict against the Retry-After header (the first stands), then
+-- for each finished streak, oldest first, its start and its record. Returns 1.
 local K, L, A = KEYS[1], KEYS[2], ARGV
 local function later(field, off)
   if off == '' then return end
@@ -44,7 +44,8 @@ if A[16] ~= '' then
     redis.call('HSET', K, 'streak-start', d(start), 'streak-header', A[17], 'streak-sent', d(now + tonumber(A[18])), 'streak-refusals', A[19], 'streak-paced', A[20])
   end
 end
-for i = 21, #A - 1, 2 do
+if A[21] ~= '' then redis.call('HSETNX', K, 'retry-after-distrusted', A[21]) end
+for i = 22, #A - 1, 2 do
   local start, known = now + tonumber(A[i]), false
   for _, e in ipairs(redis.call('LRANGE', L, 0, -1)) do
     local at, rest = string.match(e, '^(%-?%d+) (.*)$')

@@ -1,10 +1,13 @@
 -- A refusal, as the fleet counts it. The ceiling: the successes of every JVM since the window began
 -- or the previous refusal, whichever is later (LearnedLimit.ceilingBefore's rule). The streak: the
 -- first refusal while none is open opens the fleet's, with its header and pacing; every later one
--- counts into it, whichever JVM saw it.
--- KEYS: hash, admitted. ARGV: ttl, admitted, bucket, window, sent (ago), header ('-' for none), paced (0/1).
+-- counts into it, whichever JVM saw it. A header naming another moment than the streak's first did,
+-- by more than the rounding allowed and the time between them, is distrusted for good, the first
+-- verdict standing (OpenStreak.contradiction's rule and words).
+-- KEYS: hash, admitted. ARGV: ttl, admitted, bucket, window, sent (ago), header ('-' for none), paced (0/1),
+-- rounding allowed.
 -- Returns {ceiling, refusals, first (1/0), streak start (ago), header, last refused sent (ago),
--- streak refusals, paced, the span the ceiling was counted over}.
+-- streak refusals, paced, the span the ceiling was counted over, the verdict against the header ('' none)}.
 local bucketMs, windowMs = tonumber(ARGV[3]), tonumber(ARGV[4])
 flush(KEYS[1], KEYS[2], tonumber(ARGV[2]), bucketMs, windowMs)
 local sent = now - tonumber(ARGV[5])
@@ -29,8 +32,16 @@ if not h[4] then
 else
   first, start, header, last, count, paced = 0, n(h[4]), h[5], math.max(n(h[6]), sent), n(h[7]) + 1, h[8]
   redis.call('HSET', KEYS[1], 'streak-sent', d(last), 'streak-refusals', count)
+  if ARGV[6] ~= '-' and header ~= '-' then
+    local apart, between = math.abs(now + tonumber(ARGV[6]) - (start + tonumber(header))), now - start
+    if apart > tonumber(ARGV[8]) + between then
+      redis.call('HSETNX', KEYS[1], 'retry-after-distrusted', string.format(
+          'Retry-After named moments %.1fs apart to two refusals %.1fs apart', apart / 1000, between / 1000))
+    end
+  end
 end
 redis.call('HSET', KEYS[1], 'refused-at', d(now), 'admitted-at-refusal', d(total), 'v', '1')
 local refusals = redis.call('HINCRBY', KEYS[1], 'refusals', 1)
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))
-return {ceiling, refusals, first, now - start, header, now - last, count, paced, span}
+return {ceiling, refusals, first, now - start, header, now - last, count, paced, span,
+  redis.call('HGET', KEYS[1], 'retry-after-distrusted') or ''}

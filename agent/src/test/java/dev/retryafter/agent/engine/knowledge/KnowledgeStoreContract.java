@@ -156,6 +156,30 @@ public abstract class KnowledgeStoreContract {
     }
 
     @Test
+    void aHeaderNamingAnotherMomentToTheSameStreakIsDistrustedForGood() throws Exception {
+        KnowledgeStore store = newStore();
+        store.recordRefusal(HOST, T, T - 50, OptionalLong.of(14_000), false);
+        store.recordRefusal(HOST, T + 30, T - 40, OptionalLong.of(15_000), false);
+        assertFalse(store.read(HOST).retryAfterDistrusted().isPresent(), "a second apart: a whole-second header's rounding");
+        store.recordRefusal(HOST, T + 60, T - 30, OptionalLong.of(24_000), false);
+        assertEquals(Optional.of("Retry-After named moments 10.1s apart to two refusals 0.1s apart"),
+                store.read(HOST).retryAfterDistrusted(), "in flight together, told moments ten seconds apart");
+        store.recordRefusal(HOST, T + 90, T - 20, OptionalLong.of(40_000), false);
+        assertEquals(Optional.of("Retry-After named moments 10.1s apart to two refusals 0.1s apart"),
+                store.read(HOST).retryAfterDistrusted(), "the first verdict stands");
+        store.recordRecovery(HOST, T + 24_500);
+        assertTrue(store.read(HOST).retryAfterDistrusted().isPresent(), "it outlives the streak");
+
+        KnowledgeStore other = newStore();
+        other.recordRefusal(HOST, T + 100_000, T + 99_950, OptionalLong.of(5_000), false);
+        other.recordRefusal(HOST, T + 105_000, T + 104_950, OptionalLong.of(5_000), false);
+        assertFalse(other.read(HOST).retryAfterDistrusted().isPresent(),
+                "its wait waited out, told to wait as long again: a limiter that counts refusals moves its moment so");
+        other.merge(HOST, store.read(HOST));
+        assertEquals(store.read(HOST).retryAfterDistrusted(), other.read(HOST).retryAfterDistrusted(), "a verdict merges");
+    }
+
+    @Test
     void finishedStreaksAreABoundedAppendNewestFirst() throws Exception {
         KnowledgeStore store = newStore();
         for (int i = 0; i < HostKnowledge.MAX_STREAKS + 3; i++) {

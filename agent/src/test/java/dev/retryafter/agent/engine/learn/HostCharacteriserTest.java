@@ -13,11 +13,15 @@ class HostCharacteriserTest {
 
     /** Streaks as (header ms, last refused ms, recovered by ms), oldest first. */
     private static Characterisation of(long[]... streaks) {
+        return HostCharacteriser.characterise(window(streaks));
+    }
+
+    private static ObservationWindow window(long[]... streaks) {
         ObservationWindow window = new ObservationWindow();
         for (long[] s : streaks) {
             window.add(s[0], s[1], s[2], false);
         }
-        return HostCharacteriser.characterise(window);
+        return window;
     }
 
     private static long[] s(long header, long lastRefused, long recoveredBy) {
@@ -65,6 +69,15 @@ class HostCharacteriserTest {
         Characterisation bounded = HostCharacteriser.characterise(window, 16_550);
         assertEquals(Category.UNRELIABLE, bounded.category(), "ratios 1, 0.69 and 0.46: in the band, not consistent");
         assertEquals(16_550 / 24_000.0, bounded.medianRatio().getAsDouble(), 1e-9);
+    }
+
+    @Test
+    void aHeaderCaughtNamingTwoMomentsIsNeverTruthful() {
+        // Two refusals in flight at once were told 14 s and 24 s: each streak waited out reads 1, and the header lied.
+        Characterisation c = HostCharacteriser.characterise(window(s(14_000, 0, 14_000), s(12_000, 0, 12_000)), 0, true);
+        assertEquals(Category.UNRELIABLE, c.category());
+        assertEquals(1.0, c.medianRatio().getAsDouble(), 1e-9);
+        assertEquals(Category.TRUTHFUL, of(s(14_000, 0, 14_000), s(12_000, 0, 12_000)).category(), "its ratios alone say truthful");
     }
 
     @Test

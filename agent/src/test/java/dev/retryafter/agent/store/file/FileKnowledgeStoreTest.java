@@ -78,6 +78,9 @@ class FileKnowledgeStoreTest extends KnowledgeStoreContract {
         for (int i = 0; i < 3; i++) {
             long start = T - 500_000 + i * 100_000L;
             first.recordRefusal(HOST, start, start, i == 0 ? OptionalLong.empty() : OptionalLong.of(20_000), i == 2);
+            if (i == 1) {
+                first.recordRefusal(HOST, start + 10, start, OptionalLong.of(45_000), false); // told another moment
+            }
             first.recordRecovery(HOST, start + 21_000);
         }
         first.recordRefusal(HOST, T - 10, T - 10, OptionalLong.of(5_000), true); // open at exit
@@ -102,6 +105,8 @@ class FileKnowledgeStoreTest extends KnowledgeStoreContract {
         assertTrue(second.read(OTHER).isHeldAt(T + 30_000), "a hold not yet over is honoured");
         assertEquals(first.read(OTHER).holdReason(), second.read(OTHER).holdReason());
         assertEquals(Optional.of("refused when 7 should have been left"), host.hintsDistrusted(), "lying hints stay distrusted");
+        assertEquals(Optional.of("Retry-After named moments 25.0s apart to two refusals 0.0s apart"), host.retryAfterDistrusted(),
+                "so does a lying Retry-After");
         assertFalse(second.read(OTHER).hintsDistrusted().isPresent());
     }
 

@@ -395,6 +395,27 @@ class RedisFleetTest {
     }
 
     @Test
+    void aHeaderCaughtNamingTwoMomentsOnOneJvmIsDistrustedOnEvery() throws Exception {
+        RedisKnowledgeStore a = store(Clock.system());
+        RedisKnowledgeStore b = store(Clock.system());
+        long now = System.currentTimeMillis();
+        a.recordRefusal(HOST, now, now - 10, OptionalLong.of(14_000), true);
+        assertFalse(a.read(HOST).retryAfterDistrusted().isPresent());
+        now = System.currentTimeMillis();
+        b.recordRefusal(HOST, now, now - 10, OptionalLong.of(24_000), true);
+        String why = b.read(HOST).retryAfterDistrusted().orElseThrow(() -> new AssertionError("in flight together, told 14 s and 24 s"));
+        assertTrue(why.matches("Retry-After named moments 10\\.0s apart to two refusals 0\\.[0-9]s apart"), why);
+        now = System.currentTimeMillis();
+        a.recordRefusal(HOST, now, now - 10, OptionalLong.empty(), true);
+        assertEquals(Optional.of(why), a.read(HOST).retryAfterDistrusted(), "a hears it with its next refusal");
+        assertEquals(Optional.of(why), a.readFleet(HOST).retryAfterDistrusted(), "the fleet keeps it");
+        RedisKnowledgeStore c = store(Clock.system());
+        c.read(HOST);
+        c.refresh();
+        assertEquals(Optional.of(why), c.read(HOST).retryAfterDistrusted(), "a JVM never refused hears it with the refresh");
+    }
+
+    @Test
     void theScheduleAndTheCostsMomentMergeLaterWins() {
         RedisKnowledgeStore store = store(Clock.system());
         long now = System.currentTimeMillis();
