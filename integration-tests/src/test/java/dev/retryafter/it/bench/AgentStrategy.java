@@ -1,6 +1,7 @@
 package dev.retryafter.it.bench;
 
 import dev.retryafter.agent.engine.Call;
+import dev.retryafter.agent.engine.Category;
 import dev.retryafter.agent.engine.CharacterisationChange;
 import dev.retryafter.agent.engine.Decision;
 import dev.retryafter.agent.engine.DecisionListener;
@@ -35,6 +36,7 @@ final class AgentStrategy implements Strategy {
     private final VirtualClock clock;
     private final RetryEngine engine;
     private long longestDecidedWaitMillis;
+    private int refusalsAnsweredTruthful;
 
     AgentStrategy(VirtualClock clock, VirtualScheduler scheduler, long seed) {
         this.clock = clock;
@@ -88,6 +90,9 @@ final class AgentStrategy implements Strategy {
                 call.endAttempt();
                 traced(status + " -> " + call.lastDecision());
                 noteDecidedWait(call.lastDecision());
+                if (status >= 400 && call.lastDecision() != null && call.lastDecision().category() == Category.TRUTHFUL) {
+                    refusalsAnsweredTruthful++;
+                }
                 return retry ? Next.resendAfter(0) : Next.DONE;
             }
         };
@@ -98,7 +103,7 @@ final class AgentStrategy implements Strategy {
     public Learned learned() {
         HostSnapshot host = engine.hosts().iterator().next().snapshot(clock.millis());
         return new Learned(host.category.label(), host.learnedCeiling().orElse(-1),
-                host.pacePerMinute(), longestDecidedWaitMillis);
+                host.pacePerMinute(), longestDecidedWaitMillis, refusalsAnsweredTruthful);
     }
 
     /** Every wait the engine takes in one go, after a refusal or for the pace, goes through here. */

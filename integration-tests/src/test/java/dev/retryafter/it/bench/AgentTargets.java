@@ -54,8 +54,8 @@ final class AgentTargets {
     private static String whyShort(CellResult r) {
         switch (r.scenario().behaviour()) {
             case UNRELIABLE:
-                return ": the guide's rule for a header not proven wrong is max(header, backoff), and a random header"
-                        + " of up to two windows that is only ever too long is never proven wrong by a client that waits it out";
+                return ": the guide's rule for a header not proven truthful is max(header, backoff), so each refusal waits"
+                        + " a draw of a random header of up to two windows, a window on average";
             case DRIFTS_TO_CONSTANT:
                 return ": after the change, two refusals each waited max-sleep (300 s) before the host, truthful until"
                         + " then, was judged to be lying; one streak is not evidence enough";

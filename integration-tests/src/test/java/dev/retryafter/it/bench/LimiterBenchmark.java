@@ -101,6 +101,11 @@ public final class LimiterBenchmark {
             return maxLong(LimiterRun.Result::boxEntries);
         }
 
+        /** The seed whose run answered the most refusals while holding the header truthful. */
+        LimiterRun.Result mostAnsweredTruthful() {
+            return runs.stream().max(java.util.Comparator.comparingInt(LimiterRun.Result::refusalsAnsweredTruthful)).orElseThrow();
+        }
+
         /**
          * The targets this row misses, in words; empty when it meets them all (only the agent's rows have
          * targets). {@code baseline}: the agent's row on the shape's baseline, for {@link LimiterShape.Targets#NO_WORSE}.
@@ -160,6 +165,11 @@ public final class LimiterBenchmark {
             }
             if (refusedAfterFirstPeriod() > 0.01) {
                 misses.add(String.format(Locale.ROOT, "refused after the first window %.1f%% > 1%%", 100 * refusedAfterFirstPeriod()));
+            }
+            LimiterRun.Result truthful = mostAnsweredTruthful();
+            if (shape.header() == LimiterShape.Header.RANDOM_0_TO_60 && truthful.refusalsAnsweredTruthful() > 0) {
+                misses.add(String.format(Locale.ROOT, "a random header held truthful for %d of %d refusals",
+                        truthful.refusalsAnsweredTruthful(), truthful.refusals()));
             }
         }
 
@@ -250,6 +260,17 @@ public final class LimiterBenchmark {
                     r.stalled() ? " (stalled)" : "", r.held(), r.longestStall() / 1000.0,
                     r.shortestGap() == Long.MAX_VALUE ? "—" : String.format(Locale.ROOT, "%.2f", r.shortestGap() / 1000.0),
                     !r.isAgent() ? "" : misses.isEmpty() ? "PASS" : "**MISS**: " + String.join("; ", misses));
+        }
+        md.append("\n## Headers held truthful\n\n");
+        md.append("Refusals the agent answered while it held the portal's `Retry-After` truthful, on the seed with the most "
+                + "(a random header is to be held truthful for none):\n\n");
+        for (Row r : rows) {
+            LimiterShape.Header header = r.shape().header();
+            if (r.isAgent() && (header == LimiterShape.Header.RANDOM_0_TO_60 || header == LimiterShape.Header.TRUTHFUL)) {
+                LimiterRun.Result most = r.mostAnsweredTruthful();
+                line(md, "- %s, %d worker%s: %d of %d (seed %d)", r.shape().name(), r.threads(), r.threads() == 1 ? "" : "s",
+                        most.refusalsAnsweredTruthful(), most.refusals(), most.seed());
+            }
         }
         long agentRows = rows.stream().filter(Row::isAgent).count();
         long passing = rows.stream().filter(r -> r.isAgent() && r.misses(baselineOf(r, rows)).isEmpty()).count();

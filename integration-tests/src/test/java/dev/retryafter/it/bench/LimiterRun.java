@@ -20,7 +20,7 @@ final class LimiterRun {
     record Result(LimiterShape shape, int threads, String strategy, long seed, int records, int fetched, int lost, int held,
                   boolean stalled, long elapsedMillis, long idealMillis, long requests, long refusals,
                   long requestsAfterFirstPeriod, long refusalsAfterFirstPeriod, long longestStallMillis,
-                  long shortestGapAfterRefusalMillis, int boxEntries) {
+                  long shortestGapAfterRefusalMillis, int boxEntries, int refusalsAnsweredTruthful) {
 
         boolean isComplete() {
             return !stalled && fetched == records;
@@ -107,7 +107,8 @@ final class LimiterRun {
         long elapsed = (stalled ? capMillis : finishedAt - start);
         return new Result(shape, threads, strategyName, seed, records, fetched, lost, held, stalled, elapsed,
                 shape.idealMillis(records, threads, latency), requests, refusals, requestsAfterFirstPeriod,
-                refusalsAfterFirstPeriod, longestStall, shortestGapAfterRefusal, limiter == null ? 0 : limiter.boxEntries());
+                refusalsAfterFirstPeriod, longestStall, shortestGapAfterRefusal, limiter == null ? 0 : limiter.boxEntries(),
+                strategy.learned() == null ? 0 : strategy.learned().refusalsAnsweredTruthful());
     }
 
     /** One worker: when it last had a refusal, for the gap to its next request. */

@@ -58,8 +58,13 @@ interface Strategy {
 
     /**
      * The category a learner put the portal in, the ceiling it saw (-1: none), the pace it ended at
-     * (0: unpaced), and the longest wait it decided on after a refusal, before any pacing.
+     * (0: unpaced), the longest wait it decided on after a refusal, before any pacing, and how many refusals it
+     * answered while it held the portal's header truthful.
      */
-    record Learned(String category, int ceiling, double pacePerMinute, long longestDecidedWaitMillis) {
+    record Learned(String category, int ceiling, double pacePerMinute, long longestDecidedWaitMillis, int refusalsAnsweredTruthful) {
+
+        Learned(String category, int ceiling, double pacePerMinute, long longestDecidedWaitMillis) {
+            this(category, ceiling, pacePerMinute, longestDecidedWaitMillis, 0);
+        }
     }
 }
