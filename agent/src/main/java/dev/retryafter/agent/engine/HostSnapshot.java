@@ -43,6 +43,8 @@ public final class HostSnapshot {
     public final ObservedCounts observed;
     /** The host's rate-limit hints: "none", "believed (…)" with what they said last, or "distrusted: why". */
     public final String hints;
+    /** Why the host's {@code Retry-After} is never held truthful, or null: it never contradicted itself. */
+    public final String retryAfterDistrusted;
     /**
      * The time requests waited before they were sent, by cause; the queue for a permit
      * ({@link Reason#QUEUE_AT_CAP}) included, which {@link #waitedMillis} leaves out.
@@ -52,8 +54,9 @@ public final class HostSnapshot {
     HostSnapshot(String host, String policy, long requests, long refusals, long[][] refusalsByStatus, long retries, long gaveUp,
                  long waitedMillis, long longestWaitMillis, Category category, double medianRatio, int learnedCeiling, long windowMillis,
                  double pacePerSecond, long holds, long heldRequests, long endedWhileWaiting, long holdUntilMillis, int inFlight, int maxConcurrency,
-                 Decision lastDecision, long lastDecisionMillis, ObservedCounts observed, String hints,
+                 Decision lastDecision, long lastDecisionMillis, ObservedCounts observed, String hints, String retryAfterDistrusted,
                  WaitsByCause waitedByCause) {
+        this.retryAfterDistrusted = retryAfterDistrusted;
         this.host = host;
         this.policy = policy;
         this.requests = requests;

@@ -735,7 +735,8 @@ public final class HostState {
                 lastDecision, lastDecisionMillis,
                 new ObservedCounts(observedRetries, observedRetryWaitMillis, observedGaveUp, observedDelays,
                         observedDelayMillis, observedQueued, observedFailedFast, observedHolds,
-                        WaitsByCause.copyOf(observedDelayByCause)), hints.describe(), WaitsByCause.copyOf(waitedByCause));
+                        WaitsByCause.copyOf(observedDelayByCause)), hints.describe(), known.retryAfterDistrusted().orElse(null),
+                WaitsByCause.copyOf(waitedByCause));
     }
 
     @Override

@@ -34,7 +34,8 @@ public final class HostExplanation {
         }
         lines.add("  in flight: " + s.inFlight + " holding a place (sent, or waiting for their moment to go), of a cap of " + s.maxConcurrency);
         lines.add("  category: " + s.category.label() + (s.medianRatio().isPresent() && s.category != Category.ALWAYS_ZERO
-                ? String.format(Locale.ROOT, " (real recovery over the header's wait, median %.3g)", s.medianRatio().getAsDouble()) : ""));
+                ? String.format(Locale.ROOT, " (real recovery over the header's wait, median %.3g)", s.medianRatio().getAsDouble()) : "")
+                + (s.retryAfterDistrusted == null ? "" : "; never truthful: " + s.retryAfterDistrusted));
         lines.add("  requests: " + s.requests + " sent, " + s.refusals + " refused" + byStatus(s.refusalsByStatus()) + ", " + s.retries
                 + " retried, " + s.gaveUp + " given up to the application");
         lines.add("  holds: " + s.holds + ", " + s.heldRequests + " requests failed fast" + (s.holdUntil().isPresent()

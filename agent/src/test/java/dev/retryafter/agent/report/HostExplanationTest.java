@@ -8,6 +8,7 @@ import dev.retryafter.agent.engine.RetryEngine;
 import dev.retryafter.agent.testing.VirtualClock;
 import org.junit.jupiter.api.Test;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class HostExplanationTest {
@@ -45,5 +46,24 @@ class HostExplanationTest {
         assertTrue(text.contains("  pace: ") && text.contains("/min, one request every ") && text.contains("  last reading: 5 let through in "), text);
         assertTrue(text.contains(" refused (429: "), text);
         assertTrue(text.contains("; not held now") && text.contains("  last refusal, "), text);
+        assertFalse(text.contains("never truthful"), text);
+    }
+
+    @Test
+    void itSaysWhyAHostsRetryAfterIsNeverTruthful() throws Exception {
+        VirtualClock clock = new VirtualClock();
+        RetryEngine engine = RetryEngine.builder().clock(clock).sleeper(clock).random(() -> 0.5)
+                .policies(PolicyLookup.everyHost(Policy.DEFAULTS)).build();
+        Call call = engine.open("portal.example", 443, true);
+        call.awaitTurn();
+        call.onResponse(429, "5");
+        call.endAttempt();
+        call.awaitTurn(); // its header waited out, it is refused again and told a long wait: the first one was wrong
+        call.onResponse(429, "50");
+        call.endAttempt();
+        HostState host = engine.host("portal.example:443");
+        String text = HostExplanation.of(host.snapshot(clock.millis()), clock.millis());
+        assertTrue(text.contains("  category: unknown; never truthful: Retry-After named moments 50.0s apart to two refusals 5.0s apart"),
+                text);
     }
 }
