@@ -20,7 +20,10 @@ public interface DecisionListener {
     default void onLearned(HostState host, Learned learned) {
     }
 
-    /** A refusal streak ended and the host's category, or the evidence for it, changed. */
+    /**
+     * The host's category, or the evidence for it, changed: a refusal streak ended, or a refusal caught its
+     * {@code Retry-After} contradicting itself.
+     */
     void onRecharacterised(HostState host, CharacterisationChange change);
 
     /** A host's rate-limit hints were believed, or distrusted, for the first time: {@code change} says which and why. */

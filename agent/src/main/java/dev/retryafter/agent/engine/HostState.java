@@ -533,8 +533,9 @@ public final class HostState {
     }
 
     /**
-     * What a response did to the host, for the listener: a refusal's decision, or the category's change
-     * when a streak ended; and what either taught (a ceiling, a pace). Each null when there is none.
+     * What a response did to the host, for the listener: a refusal's decision, the category's change (when a
+     * streak ended, or a refusal caught the header contradicting itself), and what either taught (a ceiling,
+     * a pace). Each null when there is none.
      */
     static final class Told {
         final Decision decision;

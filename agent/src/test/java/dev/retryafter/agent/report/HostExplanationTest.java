@@ -54,16 +54,23 @@ class HostExplanationTest {
         VirtualClock clock = new VirtualClock();
         RetryEngine engine = RetryEngine.builder().clock(clock).sleeper(clock).random(() -> 0.5)
                 .policies(PolicyLookup.everyHost(Policy.DEFAULTS)).build();
-        Call call = engine.open("portal.example", 443, true);
-        call.awaitTurn();
-        call.onResponse(429, "5");
-        call.endAttempt();
-        call.awaitTurn(); // its header waited out, it is refused again and told a long wait: the first one was wrong
-        call.onResponse(429, "50");
-        call.endAttempt();
+        for (int i = 0; i < 20; i++) { // the slow start: one in flight, two after twenty let through
+            Call call = engine.open("portal.example", 443, true);
+            call.awaitTurn();
+            call.onResponse(200, null);
+            call.endAttempt();
+        }
+        Call first = engine.open("portal.example", 443, true);
+        Call second = engine.open("portal.example", 443, true);
+        first.awaitTurn();
+        second.awaitTurn();
+        first.onResponse(429, "5");
+        second.onResponse(429, "50"); // in flight together: one of the two moments is wrong
+        first.endAttempt();
+        second.endAttempt();
         HostState host = engine.host("portal.example:443");
         String text = HostExplanation.of(host.snapshot(clock.millis()), clock.millis());
-        assertTrue(text.contains("  category: unknown; never truthful: Retry-After named moments 50.0s apart to two refusals 5.0s apart"),
+        assertTrue(text.contains("  category: unknown; never truthful: Retry-After named moments 45.0s apart to two refusals 0.0s apart"),
                 text);
     }
 }

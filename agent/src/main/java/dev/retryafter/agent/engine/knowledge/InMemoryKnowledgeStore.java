@@ -67,7 +67,7 @@ public class InMemoryKnowledgeStore implements KnowledgeStore {
                     ? new OpenStreak(now, headerMillis.orElse(ObservationWindow.NO_HEADER), sentAt, 1, whilePaced)
                     : k.streak.plus(sentAt);
             streak[0] = next;
-            return k.withStreak(next).withRetryAfterDistrusted(k.streak == null ? null : k.streak.contradiction(now, headerMillis));
+            return k.withStreak(next).withRetryAfterDistrusted(k.streak == null ? null : k.streak.contradiction(now, sentAt, headerMillis));
         });
         LearnedLimit counted = countsOf(host);
         synchronized (counted) {

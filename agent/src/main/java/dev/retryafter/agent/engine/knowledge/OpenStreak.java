@@ -2,7 +2,6 @@ package dev.retryafter.agent.engine.knowledge;
 
 import dev.retryafter.agent.engine.learn.ObservationWindow;
 
-import java.util.Locale;
 import java.util.OptionalLong;
 
 /**
@@ -45,25 +44,28 @@ public final class OpenStreak extends Streak {
     }
 
     /**
-     * Why a refusal at {@code now} told {@code header} contradicts the streak's first; null when it does not. A truthful
-     * header names when the limit has room: the same moment to every refusal of a streak, give or take its rounding to
-     * the second and, for a limiter that counts refusals too, the time between them. A header drawn at random names
-     * another to each: two refusals in flight at once show it in the first streak; one request's retries only when a
-     * short draw is followed by a long one.
+     * Why the refusal at {@code now}, of a request sent at {@code sentAt}, told {@code header}, contradicts the streak's
+     * first; null when it does not. A truthful header names when the limit has room: the same moment to every refusal of
+     * a streak, give or take its rounding to the second and, for a limiter that counts refusals too, the time between
+     * them. A header drawn at random names another to each, and refusals in flight at once show it in the host's first
+     * streak. Only a request sent before the moment the first refusal named is compared: one sent at or after it may
+     * meet the next window, whose refusal, if it comes back before the successes that end the streak, is rightly told
+     * another moment (a header that named too short a wait is the ratio's to catch).
      */
-    String contradiction(long now, OptionalLong header) {
-        if (!header.isPresent() || headerMillis == ObservationWindow.NO_HEADER) {
+    String contradiction(long now, long sentAt, OptionalLong header) {
+        if (!header.isPresent() || headerMillis == ObservationWindow.NO_HEADER || sentAt >= startedAtMillis + headerMillis) {
             return null;
         }
         long apart = Math.abs(now + header.getAsLong() - (startedAtMillis + headerMillis));
         long between = Math.abs(now - startedAtMillis);
-        return apart <= HEADER_ROUNDING_MILLIS + between ? null : contradiction(apart, between);
+        return apart <= HEADER_ROUNDING_MILLIS + between ? null
+                : "Retry-After named moments " + seconds(apart) + " apart to two refusals " + seconds(between) + " apart";
     }
 
-    /** In the same words as the Redis store's script writes them. */
-    private static String contradiction(long apartMillis, long betweenMillis) {
-        return String.format(Locale.ROOT, "Retry-After named moments %.1fs apart to two refusals %.1fs apart", apartMillis / 1000.0,
-                betweenMillis / 1000.0);
+    /** Tenths of a second, rounded half up, as the Redis store's script writes them: "10.1s". */
+    private static String seconds(long millis) {
+        long tenths = (millis + 50) / 100;
+        return tenths / 10 + "." + tenths % 10 + "s";
     }
 
     /** The streak as it ends: a request sent at {@code sentAt} got through. */

@@ -2,8 +2,9 @@
 -- or the previous refusal, whichever is later (LearnedLimit.ceilingBefore's rule). The streak: the
 -- first refusal while none is open opens the fleet's, with its header and pacing; every later one
 -- counts into it, whichever JVM saw it. A header naming another moment than the streak's first did,
--- by more than the rounding allowed and the time between them, is distrusted for good, the first
--- verdict standing (OpenStreak.contradiction's rule and words).
+-- by more than the rounding allowed and the time between them, to a request sent before the moment
+-- the first named, is distrusted for good, the first verdict standing (OpenStreak.contradiction's
+-- rule and words).
 -- KEYS: hash, admitted. ARGV: ttl, admitted, bucket, window, sent (ago), header ('-' for none), paced (0/1),
 -- rounding allowed.
 -- Returns {ceiling, refusals, first (1/0), streak start (ago), header, last refused sent (ago),
@@ -32,11 +33,16 @@ if not h[4] then
 else
   first, start, header, last, count, paced = 0, n(h[4]), h[5], math.max(n(h[6]), sent), n(h[7]) + 1, h[8]
   redis.call('HSET', KEYS[1], 'streak-sent', d(last), 'streak-refusals', count)
-  if ARGV[6] ~= '-' and header ~= '-' then
-    local apart, between = math.abs(now + tonumber(ARGV[6]) - (start + tonumber(header))), now - start
+  local told, named = tonumber(ARGV[6]), tonumber(header)
+  if told and named and sent < start + named then
+    local apart, between = math.abs(now + told - (start + named)), math.abs(now - start)
     if apart > tonumber(ARGV[8]) + between then
-      redis.call('HSETNX', KEYS[1], 'retry-after-distrusted', string.format(
-          'Retry-After named moments %.1fs apart to two refusals %.1fs apart', apart / 1000, between / 1000))
+      local function seconds(ms)
+        local tenths = math.floor((ms + 50) / 100)
+        return string.format('%d.%ds', math.floor(tenths / 10), tenths % 10)
+      end
+      redis.call('HSETNX', KEYS[1], 'retry-after-distrusted',
+          'Retry-After named moments ' .. seconds(apart) .. ' apart to two refusals ' .. seconds(between) .. ' apart')
     end
   end
 end

@@ -161,11 +161,11 @@ public abstract class KnowledgeStoreContract {
         store.recordRefusal(HOST, T, T - 50, OptionalLong.of(14_000), false);
         store.recordRefusal(HOST, T + 30, T - 40, OptionalLong.of(15_000), false);
         assertFalse(store.read(HOST).retryAfterDistrusted().isPresent(), "a second apart: a whole-second header's rounding");
-        store.recordRefusal(HOST, T + 60, T - 30, OptionalLong.of(24_000), false);
-        assertEquals(Optional.of("Retry-After named moments 10.1s apart to two refusals 0.1s apart"),
+        store.recordRefusal(HOST, T + 150, T - 30, OptionalLong.of(24_000), false); // halves round up, in every store
+        assertEquals(Optional.of("Retry-After named moments 10.2s apart to two refusals 0.2s apart"),
                 store.read(HOST).retryAfterDistrusted(), "in flight together, told moments ten seconds apart");
-        store.recordRefusal(HOST, T + 90, T - 20, OptionalLong.of(40_000), false);
-        assertEquals(Optional.of("Retry-After named moments 10.1s apart to two refusals 0.1s apart"),
+        store.recordRefusal(HOST, T + 190, T - 20, OptionalLong.of(40_000), false);
+        assertEquals(Optional.of("Retry-After named moments 10.2s apart to two refusals 0.2s apart"),
                 store.read(HOST).retryAfterDistrusted(), "the first verdict stands");
         store.recordRecovery(HOST, T + 24_500);
         assertTrue(store.read(HOST).retryAfterDistrusted().isPresent(), "it outlives the streak");
@@ -175,6 +175,11 @@ public abstract class KnowledgeStoreContract {
         other.recordRefusal(HOST, T + 105_000, T + 104_950, OptionalLong.of(5_000), false);
         assertFalse(other.read(HOST).retryAfterDistrusted().isPresent(),
                 "its wait waited out, told to wait as long again: a limiter that counts refusals moves its moment so");
+        other.recordRecovery(HOST, T + 106_000);
+        other.recordRefusal(HOST, T + 200_000, T + 199_950, OptionalLong.of(1_000), false);
+        other.recordRefusal(HOST, T + 201_020, T + 201_000, OptionalLong.of(10_000), false);
+        assertFalse(other.read(HOST).retryAfterDistrusted().isPresent(),
+                "sent when the first refusal said, and refused before the successes that end the streak come back: the next window's");
         other.merge(HOST, store.read(HOST));
         assertEquals(store.read(HOST).retryAfterDistrusted(), other.read(HOST).retryAfterDistrusted(), "a verdict merges");
     }
@@ -220,6 +225,11 @@ public abstract class KnowledgeStoreContract {
         assertEquals(Optional.of(plateau), store.read(HOST).pace(), "on the plateau, not the cubic curve's dip");
 
         KnowledgeStore other = newStore();
+        other.recordRecovery(HOST, T + 106_000);
+        other.recordRefusal(HOST, T + 200_000, T + 199_950, OptionalLong.of(1_000), false);
+        other.recordRefusal(HOST, T + 201_020, T + 201_000, OptionalLong.of(10_000), false);
+        assertFalse(other.read(HOST).retryAfterDistrusted().isPresent(),
+                "sent when the first refusal said, and refused before the successes that end the streak come back: the next window's");
         other.merge(HOST, store.read(HOST));
         assertEquals(Optional.of(plateau), other.read(HOST).pace(), "merged with its plateau");
         PaceSchedule curve = new PaceSchedule(0.5, T + 10_000, 120_000);
@@ -235,6 +245,11 @@ public abstract class KnowledgeStoreContract {
         assertEquals(Optional.of(windowed), store.read(HOST).pace(), "the 2 s window with the pace");
 
         KnowledgeStore other = newStore();
+        other.recordRecovery(HOST, T + 106_000);
+        other.recordRefusal(HOST, T + 200_000, T + 199_950, OptionalLong.of(1_000), false);
+        other.recordRefusal(HOST, T + 201_020, T + 201_000, OptionalLong.of(10_000), false);
+        assertFalse(other.read(HOST).retryAfterDistrusted().isPresent(),
+                "sent when the first refusal said, and refused before the successes that end the streak come back: the next window's");
         other.merge(HOST, store.read(HOST));
         assertEquals(Optional.of(windowed), other.read(HOST).pace(), "merged with its window");
         assertEquals(2_000, store.read(HOST).restartedAt(T + 60_000).pace().get().windowMillis(), "a new run keeps the window");
