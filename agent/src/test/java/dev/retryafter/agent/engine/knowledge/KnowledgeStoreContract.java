@@ -225,11 +225,6 @@ public abstract class KnowledgeStoreContract {
         assertEquals(Optional.of(plateau), store.read(HOST).pace(), "on the plateau, not the cubic curve's dip");
 
         KnowledgeStore other = newStore();
-        other.recordRecovery(HOST, T + 106_000);
-        other.recordRefusal(HOST, T + 200_000, T + 199_950, OptionalLong.of(1_000), false);
-        other.recordRefusal(HOST, T + 201_020, T + 201_000, OptionalLong.of(10_000), false);
-        assertFalse(other.read(HOST).retryAfterDistrusted().isPresent(),
-                "sent when the first refusal said, and refused before the successes that end the streak come back: the next window's");
         other.merge(HOST, store.read(HOST));
         assertEquals(Optional.of(plateau), other.read(HOST).pace(), "merged with its plateau");
         PaceSchedule curve = new PaceSchedule(0.5, T + 10_000, 120_000);
