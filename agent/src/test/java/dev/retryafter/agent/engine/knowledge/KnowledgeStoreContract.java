@@ -240,11 +240,6 @@ public abstract class KnowledgeStoreContract {
         assertEquals(Optional.of(windowed), store.read(HOST).pace(), "the 2 s window with the pace");
 
         KnowledgeStore other = newStore();
-        other.recordRecovery(HOST, T + 106_000);
-        other.recordRefusal(HOST, T + 200_000, T + 199_950, OptionalLong.of(1_000), false);
-        other.recordRefusal(HOST, T + 201_020, T + 201_000, OptionalLong.of(10_000), false);
-        assertFalse(other.read(HOST).retryAfterDistrusted().isPresent(),
-                "sent when the first refusal said, and refused before the successes that end the streak come back: the next window's");
         other.merge(HOST, store.read(HOST));
         assertEquals(Optional.of(windowed), other.read(HOST).pace(), "merged with its window");
         assertEquals(2_000, store.read(HOST).restartedAt(T + 60_000).pace().get().windowMillis(), "a new run keeps the window");
