@@ -16,10 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The limiter benchmark's smoke run (one seed): every cell runs to its end, and the agent keeps what
  * it promises whatever the limiter's shape: never a request sooner than min-sleep after a refusal,
- * never a stall; and every cell but the few #25 still misses meets its learning targets (efficiency,
- * refusals after the first window, records lost). The full benchmark judges all of them, and exits
- * non-zero while any is missed: the issue on learning any limiter is open, and this test does not
- * pretend otherwise.
+ * never a stall; and every cell but the random header's, whose targets are out of reach as #25 sets them,
+ * meets its learning targets (efficiency, refusals after the first window, records lost). The full
+ * benchmark judges all of them, and exits non-zero while any is missed: it reports the random header's
+ * misses as they are, and this test does not pretend otherwise.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS) // virtual time: only a hang gets near this
 class LimiterBenchmarkSmokeTest {
@@ -47,13 +47,25 @@ class LimiterBenchmarkSmokeTest {
     }
 
     /**
-     * The cells #25 still misses, each told in docs/benchmarks.md ("Where it misses, and why"): every other cell meets
-     * every target, so a change that costs one of them fails here, in the test command, not only in the full run.
+     * The cells that miss, told in docs/benchmarks.md ("Where it misses, and why"): every other cell meets every target,
+     * so a change that costs one of them fails here, in the test command, not only in the full run.
      */
     static final Set<String> KNOWN_MISSES = Set.of(
-            "fixed 100 / 10 s, Retry-After: 0 | 1", "fixed 100 / 10 s, Retry-After: 0 | 4",
-            "drift 8 → 20 / 2 s half-way | 1", "drift 8 → 20 / 2 s half-way | 4",
             "fixed 50 / 10 s, random Retry-After 0-60 | 1", "fixed 50 / 10 s, random Retry-After 0-60 | 4");
+
+    /** A random header's cells still keep every promise but efficiency, and on four workers it is never held truthful. */
+    @Test
+    void theRandomHeaderLosesNothingRefusesLittleAndOnFourWorkersIsNeverHeldTruthful() {
+        List<LimiterBenchmark.Row> random = agentRows().stream().filter(r -> KNOWN_MISSES.contains(r.shape().name() + " | " + r.threads())).toList();
+        assertEquals(2, random.size());
+        assertAll(random.stream().map(r -> () -> {
+            assertEquals(0, r.lostNotHeld(), r.threads() + " workers: records lost");
+            assertTrue(r.refusedAfterFirstPeriod() <= 0.01, r.threads() + " workers: " + r.refusedAfterFirstPeriod() + " refused");
+            if (r.threads() > 1) {
+                assertEquals(0, r.mostAnsweredTruthful().refusalsAnsweredTruthful(), r.threads() + " workers: held truthful");
+            }
+        }));
+    }
 
     @Test
     void everyCellButTheKnownMissesMeetsItsTargets() {
