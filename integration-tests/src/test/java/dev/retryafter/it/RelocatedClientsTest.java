@@ -10,6 +10,8 @@ import dev.retryafter.it.harness.Inconclusive;
 import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.MinSleepFloor;
 import dev.retryafter.it.harness.ScraperRun;
+import dev.retryafter.it.harness.ScriptedServer;
+import dev.retryafter.it.harness.ScriptedServer.Reply;
 import dev.retryafter.it.harness.ShadedScraperJar;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
@@ -18,7 +20,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.zip.ZipFile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A scraper shipped as a fat jar whose HTTP client is relocated ({@code shaded.org.apache.http},
- * {@code shaded.org.apache.hc}, {@code shaded.okhttp3}, {@code shaded.org.asynchttpclient}), synchronous and asynchronous, the agent attached, against the lying loopback portals: the relocated
+ * {@code shaded.org.apache.hc}, {@code shaded.okhttp3}, {@code shaded.org.asynchttpclient}, {@code shaded.com.squareup.okhttp}),
+ * synchronous and asynchronous, the agent attached, against the lying loopback portals: the relocated
  * client is governed as the original is. Without the agent the same jar loses records, so these tests can fail.
  */
 @Execution(ExecutionMode.CONCURRENT)
@@ -115,6 +120,61 @@ class RelocatedClientsTest {
     void aRelocatedAsyncHttpClientIsGovernedAsTheOriginalIs(Behaviour behaviour) throws Exception {
         assertGoverned(new ChildJvm(Jdk.JAVA_17).classpathEntry(ShadedScraperJar.withAsyncHttpClient().toString()),
                 "dev.retryafter.it.apps.java8.AsyncHttpClientFetcher", behaviour, "--threads", "3");
+    }
+
+    @Test
+    void theOkHttp2FatJarHoldsItAndOkioRelocatedOnly() throws Exception {
+        assertRelocatedOnly(ShadedScraperJar.withOkHttp2(), "com/squareup/okhttp/Call.class", "com/squareup/okhttp/RequestBody$1.class",
+                "okio/Okio.class");
+    }
+
+    /**
+     * OkHttp 2.7.5 and its okio relocated ({@code shaded.com.squareup.okhttp}, {@code shaded.okio}) on Java 8 and 17, the
+     * test application's {@code OkHttp2App} (as {@code OkHttp2Test} runs it): every refusal sent again once through
+     * {@code execute()} and {@code enqueue()}, min-sleep kept, and the relocated copy's own body of a string sent again
+     * whole. Without the agent, the refused records do not arrive.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Jdk.class, names = {"JAVA_8", "JAVA_17"})
+    void aRelocatedOkHttp2IsGovernedAsTheOriginalIs(Jdk jdk) throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> n % 4 == 1 ? Reply.refused("0") : Reply.ok())) {
+            ChildJvm.Result result = okHttp2(jdk, true, "records", server.url("/records/"), "12");
+            assertEquals(0, result.exitCode, result::toString);
+            assertTrue(result.stdout.contains("EXECUTE 12 of 12") && result.stdout.contains("ENQUEUE 12 of 12"),
+                    () -> "every record, through execute() and enqueue()\n" + result);
+            int refusals = (server.requests() + 2) / 4;
+            assertTrue(refusals > 0, result::toString);
+            assertEquals(24 + refusals, server.requests(), () -> "each refusal sent again once, nothing more\n" + result);
+            assertTrue(result.stderr.contains("429 attempt 1/"), () -> "governed: the agent decided on it\n" + result);
+            for (int n = 1; n < 12 && n + 1 < server.arrivals.size(); n += 4) { // execute() sends one at a time
+                long gap = (server.arrivals.get(n + 1) - server.arrivals.get(n)) / 1_000_000;
+                MinSleepFloor.assertKept(gap, OKHTTP_2_MIN_SLEEP, () -> gap + " ms after a refusal\n" + result);
+            }
+            assertFalse(result.stderr.contains("ungoverned") || result.stderr.contains("internal failure"), result::toString);
+        }
+        try (ScriptedServer server = new ScriptedServer(n -> n == 0 ? Reply.refused("0") : Reply.ok())) {
+            ChildJvm.Result result = okHttp2(jdk, true, "post-string", server.url("/upload"));
+            assertTrue(result.stdout.contains("STATUS 200 "), result::toString);
+            assertEquals(2, server.bodies.size(), result::toString);
+            assertEquals(server.bodies.get(0), server.bodies.get(1), () -> "the relocated copy's own body, sent again whole\n" + result);
+        }
+        try (ScriptedServer server = new ScriptedServer(n -> n % 4 == 1 ? Reply.refused("0") : Reply.ok())) {
+            ChildJvm.Result result = okHttp2(jdk, false, "records", server.url("/records/"), "12");
+            assertEquals(0, result.exitCode, result::toString);
+            assertTrue(result.stdout.contains("EXECUTE 9 of 12"), () -> "without the agent, each refusal is the record's end\n" + result);
+        }
+    }
+
+    private static final long OKHTTP_2_MIN_SLEEP = 200;
+
+    private static ChildJvm.Result okHttp2(Jdk jdk, boolean agent, String... args) throws Exception {
+        ChildJvm jvm = new ChildJvm(jdk).classpathEntry(ShadedScraperJar.withOkHttp2().toString());
+        if (agent) {
+            Path policy = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");
+            Files.writeString(policy, "default.min-sleep = " + OKHTTP_2_MIN_SLEEP + "ms\ndefault.max-sleep = 2s\n");
+            jvm.withAgent("config=" + policy);
+        }
+        return jvm.timeout(Duration.ofSeconds(150)).main("dev.retryafter.it.apps.java8.OkHttp2App", args).run();
     }
 
     @Test

@@ -112,7 +112,7 @@ public final class UngovernedClients {
         if (ungoverned.isEmpty()) {
             return anyGoverned ? null
                     : "no request was governed: nothing went through java.net.http, HttpURLConnection, Apache HttpClient 4 or 5 "
-                            + "(classic or async), Commons HttpClient 3, OkHttp 3-5, Jetty HttpClient 9.4-12, AsyncHttpClient 2-3, Vert.x WebClient or Reactor Netty HttpClient, the clients the agent governs";
+                            + "(classic or async), Commons HttpClient 3, OkHttp 2-5, Jetty HttpClient 9.4-12, AsyncHttpClient 2-3, Vert.x WebClient or Reactor Netty HttpClient, the clients the agent governs";
         }
         return "ungoverned HTTP: this JVM loaded " + String.join(", ", ungoverned)
                 + ", which the agent does not govern: its requests were neither paced nor retried"

@@ -46,13 +46,26 @@ public final class ShadedScraperJar {
             "org/asynchttpclient/", "shaded/org/asynchttpclient/",
             "io/netty/", "shaded/io/netty/");
 
+    /** OkHttp 2 and its okio 1.x, as a fat jar of an OkHttp 2 scraper relocates them. */
+    public static final Map<String, String> OKHTTP_2_RELOCATIONS = Map.of(
+            "com/squareup/okhttp/", "shaded/com/squareup/okhttp/",
+            "okio/", "shaded/okio/");
+
     private static Path jar;
     private static Path asyncHttpClientJar;
+    private static Path okHttp2Jar;
 
     private final Map<String, String> relocations;
+    /** Whether string constants that name a class of a relocated package move too, as maven-shade moves them. */
+    private final boolean relocateStrings;
 
     private ShadedScraperJar(Map<String, String> relocations) {
+        this(relocations, false);
+    }
+
+    private ShadedScraperJar(Map<String, String> relocations, boolean relocateStrings) {
         this.relocations = relocations;
+        this.relocateStrings = relocateStrings;
     }
 
     /** The fat jar, built at the first call. */
@@ -79,6 +92,20 @@ public final class ShadedScraperJar {
         return asyncHttpClientJar;
     }
 
+    /**
+     * OkHttp 2.7.5 and okio 1.6 relocated ({@link #OKHTTP_2_RELOCATIONS}) with the test applications' {@code OkHttp2App}
+     * on it, whose class names in strings (it loads OkHttp 2 by reflection) move too, as maven-shade moves them; built at
+     * the first call.
+     */
+    public static synchronized Path withOkHttp2() throws IOException {
+        if (okHttp2Jar == null) {
+            List<String> sources = TestClasspath.folder("okhttp-2");
+            sources.add(TestClasspath.testClasses());
+            okHttp2Jar = new ShadedScraperJar(OKHTTP_2_RELOCATIONS, true).build(ChildJvm.workDir().resolve("shaded-okhttp2-app.jar"), sources);
+        }
+        return okHttp2Jar;
+    }
+
     private Path build(Path target, List<String> sources) throws IOException {
         Path temporary = Files.createTempFile(target.getParent(), "shaded-scraper-", ".jar");
         Set<String> written = new HashSet<>();
@@ -90,7 +117,8 @@ public final class ShadedScraperJar {
                     try (Stream<Path> files = Files.walk(path)) {
                         for (Path file : files.filter(Files::isRegularFile).collect(Collectors.toList())) {
                             String name = path.relativize(file).toString().replace('\\', '/');
-                            if (name.startsWith("dev/retryafter/demo/scraper/") || name.startsWith("dev/retryafter/it/apps/java8/AsyncHttpClient")) {
+                            if (name.startsWith("dev/retryafter/demo/scraper/") || name.startsWith("dev/retryafter/it/apps/java8/AsyncHttpClient")
+                                    || name.startsWith("dev/retryafter/it/apps/java8/OkHttp2App")) {
                                 try (InputStream in = Files.newInputStream(file)) {
                                     add(out, written, name, in);
                                 }
@@ -149,6 +177,17 @@ public final class ShadedScraperJar {
             @Override
             public String map(String internalName) {
                 return relocated(internalName);
+            }
+
+            /** A class's or package's name with dots ({@code "com.squareup.okhttp."}). */
+            @Override
+            public Object mapValue(Object value) {
+                if (relocateStrings && value instanceof String && ((String) value).indexOf('/') < 0) {
+                    String slashed = ((String) value).replace('.', '/');
+                    String moved = relocated(slashed);
+                    return moved.equals(slashed) ? value : moved.replace('/', '.');
+                }
+                return super.mapValue(value);
             }
         }), 0);
         return writer.toByteArray();

@@ -27,9 +27,10 @@ public final class OkHttp2Calls extends BlockingClient implements ModuleHooks {
     private static final ClientMethod BODY = new ClientMethod("body");
     /**
      * The bodies {@code RequestBody.create} makes (of a string, bytes, a {@code ByteString}, a file; a form's too), which
-     * OkHttp 2 can write again. A multipart's parts may be anyone's, and any other body may stream once.
+     * OkHttp 2 can write again, named after the request's own package (a relocated copy's). A multipart's parts may be
+     * anyone's, and any other body may stream once.
      */
-    private static final String OWN_BODIES = "com.squareup.okhttp.RequestBody$";
+    private static final String OWN_BODIES = "RequestBody$";
 
     /** Each governed call's engine call, for its cancel to end its wait. */
     private final CancellableCalls cancels = new CancellableCalls("isCanceled");
@@ -51,7 +52,9 @@ public final class OkHttp2Calls extends BlockingClient implements ModuleHooks {
             java.net.URL url = (java.net.URL) URL.call(request);
             Object body = BODY.call(request);
             // OkHttp 2 has no one-shot mark: a body of the application's own class may stream once, and is never sent twice.
-            boolean again = body == null || body.getClass().getName().startsWith(OWN_BODIES);
+            String requestClass = request.getClass().getName();
+            boolean again = body == null || body.getClass().getName().startsWith(
+                    requestClass.substring(0, requestClass.lastIndexOf('.') + 1) + OWN_BODIES);
             int urlPort = url.getPort() >= 0 ? url.getPort() : url.getDefaultPort();
             return loop.begin(url.getProtocol(), url.getHost(), urlPort, again, cancels, okCall);
         } catch (ReflectiveOperationException | RuntimeException unusable) {

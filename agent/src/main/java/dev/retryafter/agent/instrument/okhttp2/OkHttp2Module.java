@@ -8,14 +8,17 @@ import dev.retryafter.agent.instrument.Target;
  * OkHttp 2 ({@code com.squareup.okhttp}; 2.7.5 tested): the call's {@code getResponse}, where one request's attempt runs
  * with OkHttp's own redirects, authentication and connection recovery, beneath the application's interceptors; and the
  * call's {@code cancel()}. Its {@code execute()} and the dispatcher's run of an {@code enqueue()} both come through it;
- * its {@code OkUrlFactory} does not, and is named as ungoverned. Not matched in relocated copies.
+ * its {@code OkUrlFactory} does not, and is named as ungoverned. Matched in relocated copies too.
  */
 public final class OkHttp2Module implements ClientModule {
+
+    public static final Target.Root ROOT = new Target.Root("com/squareup/okhttp/", "OkHttp 2");
 
     @Override
     public Target[] targets() {
         return new Target[] {
-            new Target("com.squareup.okhttp.Call").advise("getResponse/2", "okhttp2.ResponseAdvice").advise("cancel/0", "okhttp2.CancelAdvice")};
+            new Target("com.squareup.okhttp.Call").advise("getResponse/2", "okhttp2.ResponseAdvice").advise("cancel/0", "okhttp2.CancelAdvice")
+                    .relocatable(ROOT, "getResponse(Lcom/squareup/okhttp/Request;Z)Lcom/squareup/okhttp/Response;", "cancel()V")};
     }
 
     @Override
