@@ -67,6 +67,47 @@ class OkHttp2Test {
         }
     }
 
+    /**
+     * {@code OkUrlFactory}'s {@code HttpURLConnection}, read by {@code getResponseCode()} then its stream: each refusal sent
+     * again once, every record, min-sleep kept; {@code Retry-After: 3600} never slept. A connection the application
+     * {@code connect()}s first went before any turn, and is left as OkHttp runs it: each refusal goes back, nothing breaks.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Jdk.class, names = {"JAVA_8", "JAVA_17"})
+    void okUrlFactorysConnectionsAreGovernedFromTheirFirstRead(Jdk jdk) throws Exception {
+        String policy = "default.min-sleep = " + MIN_SLEEP_MILLIS + "ms\ndefault.max-sleep = 2s\n";
+        try (ScriptedServer server = new ScriptedServer(n -> n % 4 == 1 ? Reply.refused("0") : Reply.ok())) {
+            ChildJvm.Result result = run(jdk, policy, "url-records", server.url("/records/"), "12");
+            assertEquals(0, result.exitCode, result::toString);
+            assertTrue(result.stdout.contains("URL 12 of 12"), () -> "every record\n" + result);
+            int refusals = (server.requests() + 2) / 4;
+            assertTrue(refusals > 0, result::toString);
+            assertEquals(12 + refusals, server.requests(), () -> "each refusal sent again once, nothing more\n" + result);
+            for (int n = 1; n + 1 < server.arrivals.size(); n += 4) {
+                long gap = (server.arrivals.get(n + 1) - server.arrivals.get(n)) / 1_000_000;
+                MinSleepFloor.assertKept(gap, MIN_SLEEP_MILLIS, () -> gap + " ms after a refusal\n" + result);
+            }
+            assertTrue(result.stderr.contains("429 attempt 1/"), () -> "governed: the agent decided on it\n" + result);
+            assertFalse(result.stderr.contains("ungoverned") || result.stderr.contains("internal failure"), result::toString);
+        }
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("3600"))) {
+            ChildJvm.Result result = run(jdk, "default.min-sleep = " + MIN_SLEEP_MILLIS + "ms\ndefault.max-sleep = 1s\ndefault.max-attempts = 3\n",
+                    "url-once", server.url("/records/1"));
+            assertEquals(0, result.exitCode, result::toString);
+            assertTrue(result.stdout.contains("STATUS 429 3600") || result.stdout.contains("FAILED dev.retryafter.agent.engine.HostHeldException"),
+                    () -> "the last refusal, or a hold on a machine slow enough for the attempts to outlast max-sleep\n" + result);
+            assertTrue(server.requests() >= 2 && server.requests() <= 3, () -> server.requests() + " requests\n" + result);
+            assertTrue(result.stderr.contains("429 attempt 1/3 Retry-After=\"3600\""), () -> "governed\n" + result);
+        }
+        try (ScriptedServer server = new ScriptedServer(n -> n % 4 == 1 ? Reply.refused("0") : Reply.ok())) {
+            ChildJvm.Result result = run(jdk, policy, "url-connected", server.url("/records/"), "12");
+            assertEquals(0, result.exitCode, result::toString);
+            assertTrue(result.stdout.contains("URL 9 of 12"), () -> "connected first: each refusal goes back\n" + result);
+            assertEquals(12, server.requests(), result::toString);
+            assertFalse(result.stderr.contains("internal failure"), result::toString);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Jdk.class, names = {"JAVA_8", "JAVA_17"})
     void retryAfter3600IsNeverSleptAndTheLastRefusalComesBack(Jdk jdk) throws Exception {

@@ -125,14 +125,14 @@ class RelocatedClientsTest {
     @Test
     void theOkHttp2FatJarHoldsItAndOkioRelocatedOnly() throws Exception {
         assertRelocatedOnly(ShadedScraperJar.withOkHttp2(), "com/squareup/okhttp/Call.class", "com/squareup/okhttp/RequestBody$1.class",
-                "okio/Okio.class");
+                "com/squareup/okhttp/internal/huc/HttpURLConnectionImpl.class", "okio/Okio.class");
     }
 
     /**
      * OkHttp 2.7.5 and its okio relocated ({@code shaded.com.squareup.okhttp}, {@code shaded.okio}) on Java 8 and 17, the
      * test application's {@code OkHttp2App} (as {@code OkHttp2Test} runs it): every refusal sent again once through
-     * {@code execute()} and {@code enqueue()}, min-sleep kept, and the relocated copy's own body of a string sent again
-     * whole. Without the agent, the refused records do not arrive.
+     * {@code execute()}, {@code enqueue()} and {@code OkUrlFactory}'s connections, min-sleep kept, and the relocated copy's
+     * own body of a string sent again whole. Without the agent, the refused records do not arrive.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Jdk.class, names = {"JAVA_8", "JAVA_17"})
@@ -151,6 +151,11 @@ class RelocatedClientsTest {
                 MinSleepFloor.assertKept(gap, OKHTTP_2_MIN_SLEEP, () -> gap + " ms after a refusal\n" + result);
             }
             assertFalse(result.stderr.contains("ungoverned") || result.stderr.contains("internal failure"), result::toString);
+        }
+        try (ScriptedServer server = new ScriptedServer(n -> n % 4 == 1 ? Reply.refused("0") : Reply.ok())) {
+            ChildJvm.Result result = okHttp2(jdk, true, "url-records", server.url("/records/"), "12");
+            assertTrue(result.stdout.contains("URL 12 of 12"), () -> "every record, through OkUrlFactory's connections\n" + result);
+            assertEquals(12 + (server.requests() + 2) / 4, server.requests(), () -> "each refusal sent again once\n" + result);
         }
         try (ScriptedServer server = new ScriptedServer(n -> n == 0 ? Reply.refused("0") : Reply.ok())) {
             ChildJvm.Result result = okHttp2(jdk, true, "post-string", server.url("/upload"));

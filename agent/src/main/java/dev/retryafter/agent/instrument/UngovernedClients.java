@@ -27,8 +27,6 @@ public final class UngovernedClients {
         mark("io.netty.handler.codec.http.HttpClientCodec", "Netty HTTP codec");
         mark("io.vertx.core.http.impl.HttpClientImpl", "Vert.x HttpClient");
         mark("io.helidon.webclient.api.WebClient", "Helidon WebClient");
-        // OkHttp 2's OkUrlFactory drives OkHttp's engine through an HttpURLConnection of its own, never through its Call.
-        mark("com.squareup.okhttp.internal.huc.HttpURLConnectionImpl", "OkHttp 2's OkUrlFactory");
         // AsyncHttpClient is governed, and loads Netty's codec for its connections: after its interface, which its client
         // class implements (the client class itself is a target of the transformer's, and never passes here).
         COVERS.put("org/asynchttpclient/AsyncHttpClient", new String[] {MARKERS.get("io/netty/handler/codec/http/HttpClientCodec")});

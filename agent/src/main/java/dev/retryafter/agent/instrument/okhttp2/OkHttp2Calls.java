@@ -15,7 +15,7 @@ import java.io.IOException;
  * loop, a refusal's body closed before the retry, and a call's cancel ending its wait. A refusal of an enqueued call is
  * waited out on the dispatcher thread that runs it, as OkHttp 2 runs its own follow-ups there.
  */
-public final class OkHttp2Calls extends BlockingClient implements ModuleHooks {
+public class OkHttp2Calls extends BlockingClient implements ModuleHooks {
 
     /** A call was cancelled: the call. */
     static final String CANCEL = "okhttp2.cancel";
@@ -36,7 +36,12 @@ public final class OkHttp2Calls extends BlockingClient implements ModuleHooks {
     private final CancellableCalls cancels = new CancellableCalls("isCanceled");
 
     public OkHttp2Calls() {
-        super("okhttp2", null, "header", new String[0], null); // closing the body discards the rest of it
+        this("okhttp2");
+    }
+
+    /** For a client whose advice says {@code name} and whose responses are OkHttp 2's. */
+    OkHttp2Calls(String name) {
+        super(name, null, "header", new String[0], null); // closing the body discards the rest of it
     }
 
     /** {@code exchange}: the OkHttp call and its request, whose URL names the host. */

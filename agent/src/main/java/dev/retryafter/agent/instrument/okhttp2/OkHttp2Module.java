@@ -7,8 +7,9 @@ import dev.retryafter.agent.instrument.Target;
 /**
  * OkHttp 2 ({@code com.squareup.okhttp}; 2.7.5 tested): the call's {@code getResponse}, where one request's attempt runs
  * with OkHttp's own redirects, authentication and connection recovery, beneath the application's interceptors; and the
- * call's {@code cancel()}. Its {@code execute()} and the dispatcher's run of an {@code enqueue()} both come through it;
- * its {@code OkUrlFactory} does not, and is named as ungoverned. Matched in relocated copies too.
+ * call's {@code cancel()}. Its {@code execute()} and the dispatcher's run of an {@code enqueue()} both come through it.
+ * Its {@code OkUrlFactory}'s connections drive OkHttp's engine themselves: their {@code getResponse()}
+ * ({@link OkUrlFactoryConnections}). Matched in relocated copies too.
  */
 public final class OkHttp2Module implements ClientModule {
 
@@ -18,11 +19,13 @@ public final class OkHttp2Module implements ClientModule {
     public Target[] targets() {
         return new Target[] {
             new Target("com.squareup.okhttp.Call").advise("getResponse/2", "okhttp2.ResponseAdvice").advise("cancel/0", "okhttp2.CancelAdvice")
-                    .relocatable(ROOT, "getResponse(Lcom/squareup/okhttp/Request;Z)Lcom/squareup/okhttp/Response;", "cancel()V")};
+                    .relocatable(ROOT, "getResponse(Lcom/squareup/okhttp/Request;Z)Lcom/squareup/okhttp/Response;", "cancel()V"),
+            new Target("com.squareup.okhttp.internal.huc.HttpURLConnectionImpl").advise("getResponse/0", "okhttp2.UrlConnectionAdvice")
+                    .relocatable(ROOT, "getResponse()Lcom/squareup/okhttp/internal/http/HttpEngine;")};
     }
 
     @Override
     public Object[] hooks(ModuleContext context) {
-        return new Object[] {new OkHttp2Calls()};
+        return new Object[] {new OkHttp2Calls(), new OkUrlFactoryConnections()};
     }
 }

@@ -1,6 +1,9 @@
 package dev.retryafter.it.apps.java8;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -16,6 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <ul>
  * <li>{@code records URL N}: N GETs of {@code URL<i>} with {@code execute()}, then N with {@code enqueue()}; prints
  * {@code EXECUTE <ok> of N} and {@code ENQUEUE <ok> of N}, ok being the 200s whose body was read whole.</li>
+ * <li>{@code url-records URL N}: N GETs of {@code URL<i>} through {@code OkUrlFactory}'s {@code HttpURLConnection}, each
+ * read by {@code getResponseCode()} then its stream; prints {@code URL <ok> of N}. {@code url-connected URL N} the same,
+ * each connection {@code connect()}ed first. {@code url-once URL}: one such GET; prints
+ * {@code STATUS <code> <Retry-After>}, or {@code FAILED <exception>}.</li>
  * <li>{@code once URL}: one GET; prints {@code STATUS <code> <body length>}, or {@code FAILED <exception>}.</li>
  * <li>{@code cancel URL}: one GET, which the host refuses, cancelled from another thread 2 s in; prints
  * {@code CANCEL <ms> ms: <how it ended>}; {@code cancel-enqueued URL} the same for a GET enqueued, as its callback
@@ -43,6 +50,34 @@ public final class OkHttp2App {
                 }
                 System.out.println("EXECUTE " + ok + " of " + n);
                 System.out.println("ENQUEUE " + enqueueAll(client, args[1], n) + " of " + n);
+                break;
+            }
+            case "url-records":
+            case "url-connected": {
+                int n = Integer.parseInt(args[2]);
+                int ok = 0;
+                Object factory = type("OkUrlFactory").getConstructor(type("OkHttpClient")).newInstance(client);
+                for (int i = 0; i < n; i++) {
+                    HttpURLConnection connection = (HttpURLConnection) type("OkUrlFactory").getMethod("open", URL.class)
+                            .invoke(factory, new URL(args[1] + i));
+                    if (args[0].equals("url-connected")) {
+                        connection.connect();
+                    }
+                    ok += bodyOf(connection) >= 0 ? 1 : 0;
+                }
+                System.out.println("URL " + ok + " of " + n);
+                break;
+            }
+            case "url-once": {
+                Object factory = type("OkUrlFactory").getConstructor(type("OkHttpClient")).newInstance(client);
+                HttpURLConnection connection = (HttpURLConnection) type("OkUrlFactory").getMethod("open", URL.class)
+                        .invoke(factory, new URL(args[1]));
+                try {
+                    int code = connection.getResponseCode();
+                    System.out.println("STATUS " + code + " " + connection.getHeaderField("Retry-After"));
+                } catch (IOException e) {
+                    System.out.println("FAILED " + e);
+                }
                 break;
             }
             case "once":
@@ -131,6 +166,21 @@ public final class OkHttp2App {
         }
         Object request = type("Request$Builder").getMethod("build").invoke(builder);
         return type("OkHttpClient").getMethod("newCall", type("Request")).invoke(client, request);
+    }
+
+    /** The body's length for a 200 read whole through {@code connection}'s streams, else -1. */
+    private static int bodyOf(HttpURLConnection connection) throws IOException {
+        int code = connection.getResponseCode();
+        InputStream in = code < 400 ? connection.getInputStream() : connection.getErrorStream();
+        int length = 0;
+        if (in != null) {
+            try (InputStream body = in) {
+                while (body.read() >= 0) {
+                    length++;
+                }
+            }
+        }
+        return code == 200 ? length : -1;
     }
 
     /** The body's length for a 200 read whole, else -1. */

@@ -1,0 +1,36 @@
+package dev.retryafter.agent.instrument.okhttp2;
+
+import dev.retryafter.agent.bootstrap.AgentHooks;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.implementation.bytecode.assign.Assigner;
+
+import java.io.IOException;
+
+/**
+ * The {@code HttpURLConnection} of OkHttp 2's {@code OkUrlFactory}: its private {@code getResponse()}, which sends the
+ * request through OkHttp's engine, with its redirects and authentication, and which every read of the response calls
+ * again. Hands the connection and its engine over ({@link OkUrlFactoryConnections#begin}), then the engine answered to the
+ * one blocking loop; to send again, the engine is let go, and the method builds the next from the connection, as at
+ * first. Names no OkHttp type.
+ */
+public final class UrlConnectionAdvice {
+
+    private UrlConnectionAdvice() {
+    }
+
+    @Advice.OnMethodEnter
+    static Object enter(@Advice.This Object connection, @Advice.FieldValue("httpEngine") Object engine) throws IOException {
+        return AgentHooks.begin("okhttp2.urlconnection", new Object[] {connection, engine}, null, null, -1, true);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, repeatOn = Advice.OnNonDefaultValue.class)
+    static boolean exit(@Advice.Enter Object call, @Advice.Return Object engine, @Advice.Thrown Throwable thrown,
+                        @Advice.FieldValue(value = "httpEngine", readOnly = false, typing = Assigner.Typing.DYNAMIC) Object current)
+            throws IOException {
+        if (call == null || !AgentHooks.respond("okhttp2.urlconnection", call, engine, 0, thrown)) {
+            return false;
+        }
+        current = null;
+        return true;
+    }
+}
