@@ -141,6 +141,26 @@ class OkHttp2Test {
         }
     }
 
+    /**
+     * OkUrlFactory's connection disconnected (a watchdog's, say) while the agent waits to send it again: the wait ends at
+     * once, nothing more is sent, and the connection fails from then on, as OkHttp fails one whose engine broke.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Jdk.class, names = {"JAVA_8", "JAVA_17"})
+    void aDisconnectEndsAConnectionsWaitAtOnce(Jdk jdk) throws Exception {
+        try (ScriptedServer server = new ScriptedServer(n -> Reply.refused("0"))) {
+            ChildJvm.Result result = run(jdk, "default.min-sleep = 30s\ndefault.max-sleep = 60s\n", "url-disconnect", server.url("/records/1"));
+            assertEquals(0, result.exitCode, result::toString);
+            Matcher ended = Pattern.compile("DISCONNECT (\\d+) ms: (.*)").matcher(result.stdout);
+            assertTrue(ended.find(), result::toString);
+            assertTrue(ended.group(2).contains("disconnected while waiting"), result::toString);
+            assertTrue(Long.parseLong(ended.group(1)) < 15_000, () -> "at the disconnect, not after the 30 s wait\n" + result);
+            assertTrue(result.stdout.contains("AGAIN java.io.IOException: Canceled"), () -> "a later read fails alike\n" + result);
+            assertEquals(1, server.requests(), () -> "nothing sent after the disconnect\n" + result);
+            assertFalse(result.stderr.contains("internal failure"), result::toString);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Jdk.class, names = {"JAVA_8", "JAVA_17"})
     void aCancelEndsTheWaitAtOnce(Jdk jdk) throws Exception {

@@ -29,6 +29,8 @@ public final class Target {
     String client;
     /** A copy that has the shape by name alone is named only in a package ending with the root's last name ({@code …/jetty/}). */
     boolean keepsLastName;
+    /** A copy is looked for only in a package ending with the root's last name, whatever the length of the name's end. */
+    boolean onlyUnderLastName;
     /** The internal name after the root ({@code "impl/client/InternalHttpClient"}), and its part after the last slash. */
     String suffix;
     String simpleName;
@@ -50,6 +52,7 @@ public final class Target {
         this.root = root.root;
         this.client = root.client;
         this.keepsLastName = root.keepsLastName;
+        this.onlyUnderLastName = root.onlyUnderLastName;
         this.suffix = internalName.substring(root.root.length());
         this.simpleName = internalName.substring(internalName.lastIndexOf('/') + 1);
         shape.addAll(Arrays.asList(methods));
@@ -60,7 +63,8 @@ public final class Target {
      * How {@code internalName} relocated this class, or null when it is no relocation of it: it must
      * end with the suffix after a slash, and not be the original. A suffix of one part
      * ({@code okhttp3/RealCall}) must be preceded by the root's own last part
-     * ({@code shaded/okhttp3/RealCall}): a class named {@code RealCall} alone says too little.
+     * ({@code shaded/okhttp3/RealCall}): a class named {@code RealCall} alone says too little; so must every suffix of a
+     * root {@link Root#onlyUnderItsLastName}.
      */
     Relocation relocationOf(String internalName) {
         int cut = internalName.length() - suffix.length();
@@ -71,7 +75,7 @@ public final class Target {
         if (prefix.equals(root)) {
             return null;
         }
-        if (suffix.indexOf('/') < 0 && !keepsRootsLastName(prefix)) {
+        if ((suffix.indexOf('/') < 0 || onlyUnderLastName) && !keepsRootsLastName(prefix)) {
             return null;
         }
         return new Relocation(root, prefix);
@@ -180,6 +184,7 @@ public final class Target {
         final String root;
         final String client;
         final boolean keepsLastName;
+        final boolean onlyUnderLastName;
 
         public Root(String root, String client) {
             this(root, client, false);
@@ -192,9 +197,23 @@ public final class Target {
          * Vert.x's too). A copy of the exact shape is governed wherever it was moved.
          */
         public Root(String root, String client, boolean keepsLastName) {
+            this(root, client, keepsLastName, false);
+        }
+
+        private Root(String root, String client, boolean keepsLastName, boolean onlyUnderLastName) {
             this.root = root;
             this.client = client;
             this.keepsLastName = keepsLastName;
+            this.onlyUnderLastName = onlyUnderLastName;
+        }
+
+        /**
+         * This root, its copies looked for only in a package that ends with its last name ({@code shaded/com/squareup/okhttp/}),
+         * however long a class's name after it: for a client a later major copied class for class under another root
+         * (OkHttp 3 is OkHttp 2 moved to {@code okhttp3/}), whose classes would otherwise be taken for a copy of it.
+         */
+        public Root onlyUnderItsLastName() {
+            return new Root(root, client, keepsLastName, true);
         }
     }
 }

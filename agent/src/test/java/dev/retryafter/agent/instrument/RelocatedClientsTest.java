@@ -117,6 +117,28 @@ class RelocatedClientsTest {
         assertEquals(List.of(), instrumentation.ungoverned().loaded(), "no client was loaded");
     }
 
+    /**
+     * OkHttp 3.0-3.3's {@code okhttp3.internal.huc.HttpURLConnectionImpl} is OkHttp 2.7's class moved to {@code okhttp3/},
+     * of the same shape: not taken for a relocated OkHttp 2, whose copies are looked for under a package ending
+     * {@code okhttp/} only, so neither woven with its advice nor named as a copy not governed.
+     */
+    @Test
+    void okHttp3sOwnUrlConnectionIsNotTakenForARelocatedOkHttp2() throws Exception {
+        ClientInstrumentation instrumentation = ClientInstrumentation.forTests(here);
+        String name = "okhttp3/internal/huc/HttpURLConnectionImpl";
+        ClassWriter writer = new ClassWriter(0);
+        writer.visit(Opcodes.V1_8, Opcodes.ACC_PUBLIC, name, null, "java/net/HttpURLConnection", null);
+        writer.visitMethod(Opcodes.ACC_PRIVATE, "getResponse", "()Lokhttp3/internal/http/HttpEngine;", null, null).visitEnd();
+        writer.visitMethod(Opcodes.ACC_PUBLIC, "disconnect", "()V", null, null).visitEnd();
+        writer.visitEnd();
+
+        assertNull(instrumentation.transform(here, name.replace('/', '.'), writer.toByteArray()), name);
+        assertEquals(List.of(), instrumentation.ungoverned().loaded(), "no client was loaded");
+        Target urlConnection = new dev.retryafter.agent.instrument.okhttp2.OkHttp2Module().targets()[1];
+        assertNull(urlConnection.relocationOf(name));
+        assertNotNull(urlConnection.relocationOf("shaded/com/squareup/okhttp/internal/huc/HttpURLConnectionImpl"));
+    }
+
     @Test
     void mostClassesCostOneHashOfTheirLastPart() {
         ClientInstrumentation instrumentation = ClientInstrumentation.forTests(here);

@@ -33,7 +33,7 @@ public class OkHttp2Calls extends BlockingClient implements ModuleHooks {
     private static final String OWN_BODIES = "RequestBody$";
 
     /** Each governed call's engine call, for its cancel to end its wait. */
-    private final CancellableCalls cancels = new CancellableCalls("isCanceled");
+    final CancellableCalls cancels = new CancellableCalls("isCanceled");
 
     public OkHttp2Calls() {
         this("okhttp2");

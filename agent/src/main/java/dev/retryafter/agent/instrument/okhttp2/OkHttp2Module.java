@@ -13,7 +13,8 @@ import dev.retryafter.agent.instrument.Target;
  */
 public final class OkHttp2Module implements ClientModule {
 
-    public static final Target.Root ROOT = new Target.Root("com/squareup/okhttp/", "OkHttp 2");
+    /** Under a package ending {@code okhttp/} only: OkHttp 3.0-3.3's {@code okhttp3.internal.huc.HttpURLConnectionImpl} has 2.7's shape. */
+    public static final Target.Root ROOT = new Target.Root("com/squareup/okhttp/", "OkHttp 2").onlyUnderItsLastName();
 
     @Override
     public Target[] targets() {
@@ -21,7 +22,8 @@ public final class OkHttp2Module implements ClientModule {
             new Target("com.squareup.okhttp.Call").advise("getResponse/2", "okhttp2.ResponseAdvice").advise("cancel/0", "okhttp2.CancelAdvice")
                     .relocatable(ROOT, "getResponse(Lcom/squareup/okhttp/Request;Z)Lcom/squareup/okhttp/Response;", "cancel()V"),
             new Target("com.squareup.okhttp.internal.huc.HttpURLConnectionImpl").advise("getResponse/0", "okhttp2.UrlConnectionAdvice")
-                    .relocatable(ROOT, "getResponse()Lcom/squareup/okhttp/internal/http/HttpEngine;")};
+                    .advise("disconnect/0", "okhttp2.DisconnectAdvice")
+                    .relocatable(ROOT, "getResponse()Lcom/squareup/okhttp/internal/http/HttpEngine;", "disconnect()V")};
     }
 
     @Override

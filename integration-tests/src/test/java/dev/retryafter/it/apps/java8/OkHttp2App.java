@@ -22,7 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>{@code url-records URL N}: N GETs of {@code URL<i>} through {@code OkUrlFactory}'s {@code HttpURLConnection}, each
  * read by {@code getResponseCode()} then its stream; prints {@code URL <ok> of N}. {@code url-connected URL N} the same,
  * each connection {@code connect()}ed first. {@code url-once URL}: one such GET; prints
- * {@code STATUS <code> <Retry-After>}, or {@code FAILED <exception>}.</li>
+ * {@code STATUS <code> <Retry-After>}, or {@code FAILED <exception>}. {@code url-disconnect URL}: one such GET, the
+ * connection disconnected from another thread 2 s in; prints {@code DISCONNECT <ms> ms: <how it ended>}, then
+ * {@code AGAIN <how a second read ends>}.</li>
  * <li>{@code once URL}: one GET; prints {@code STATUS <code> <body length>}, or {@code FAILED <exception>}.</li>
  * <li>{@code cancel URL}: one GET, which the host refuses, cancelled from another thread 2 s in; prints
  * {@code CANCEL <ms> ms: <how it ended>}; {@code cancel-enqueued URL} the same for a GET enqueued, as its callback
@@ -66,6 +68,25 @@ public final class OkHttp2App {
                     ok += bodyOf(connection) >= 0 ? 1 : 0;
                 }
                 System.out.println("URL " + ok + " of " + n);
+                break;
+            }
+            case "url-disconnect": {
+                Object factory = type("OkUrlFactory").getConstructor(type("OkHttpClient")).newInstance(client);
+                HttpURLConnection connection = (HttpURLConnection) type("OkUrlFactory").getMethod("open", URL.class)
+                        .invoke(factory, new URL(args[1]));
+                long start = System.nanoTime();
+                Thread watchdog = new Thread(() -> {
+                    try {
+                        Thread.sleep(2_000);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    connection.disconnect();
+                });
+                watchdog.start();
+                String ended = codeOrFailure(connection);
+                System.out.println("DISCONNECT " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms: " + ended);
+                System.out.println("AGAIN " + codeOrFailure(connection));
                 break;
             }
             case "url-once": {
@@ -166,6 +187,15 @@ public final class OkHttp2App {
         }
         Object request = type("Request$Builder").getMethod("build").invoke(builder);
         return type("OkHttpClient").getMethod("newCall", type("Request")).invoke(client, request);
+    }
+
+    /** {@code connection}'s status code, or how reading it failed. */
+    private static String codeOrFailure(HttpURLConnection connection) {
+        try {
+            return "status " + connection.getResponseCode();
+        } catch (IOException e) {
+            return String.valueOf(e);
+        }
     }
 
     /** The body's length for a 200 read whole through {@code connection}'s streams, else -1. */
