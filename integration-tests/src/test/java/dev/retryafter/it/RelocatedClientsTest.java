@@ -154,7 +154,9 @@ class RelocatedClientsTest {
         }
         try (ScriptedServer server = new ScriptedServer(n -> n % 4 == 1 ? Reply.refused("0") : Reply.ok())) {
             ChildJvm.Result result = okHttp2(jdk, true, "url-records", server.url("/records/"), "12");
+            assertEquals(0, result.exitCode, result::toString);
             assertTrue(result.stdout.contains("URL 12 of 12"), () -> "every record, through OkUrlFactory's connections\n" + result);
+            assertFalse(result.stderr.contains("ungoverned") || result.stderr.contains("internal failure"), result::toString);
             assertEquals(12 + (server.requests() + 2) / 4, server.requests(), () -> "each refusal sent again once\n" + result);
         }
         try (ScriptedServer server = new ScriptedServer(n -> n == 0 ? Reply.refused("0") : Reply.ok())) {
