@@ -5,7 +5,9 @@ import dev.retryafter.it.harness.Jdk;
 import dev.retryafter.it.harness.MinSleepFloor;
 import dev.retryafter.it.harness.ScriptedServer;
 import dev.retryafter.it.harness.ScriptedServer.Reply;
+import dev.retryafter.it.harness.SelfSignedTls;
 import dev.retryafter.it.harness.TestClasspath;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,9 +36,13 @@ class OkHttp2Test {
     private static final long MIN_SLEEP_MILLIS = 200;
 
     private static ChildJvm.Result run(Jdk jdk, String policy, String... args) throws Exception {
+        return run(new ChildJvm(jdk), policy, args);
+    }
+
+    private static ChildJvm.Result run(ChildJvm jvm, String policy, String... args) throws Exception {
         Path file = Files.createTempFile(ChildJvm.workDir(), "policies-", ".properties");
         Files.writeString(file, policy);
-        ChildJvm jvm = new ChildJvm(jdk).classpathEntry(TestClasspath.testClasses());
+        jvm.classpathEntry(TestClasspath.testClasses());
         TestClasspath.folder("okhttp-2").forEach(jvm::classpathEntry);
         return jvm.withAgent("config=" + file).timeout(Duration.ofSeconds(150)).main("dev.retryafter.it.apps.java8.OkHttp2App", args).run();
     }
@@ -138,6 +144,23 @@ class OkHttp2Test {
                 assertEquals(1, server.bodies.size(), () -> mode + "\n" + result);
                 assertTrue(result.stderr.contains("the request body cannot be sent twice"), () -> "governed: the agent said why\n" + result);
             }
+        }
+    }
+
+    /** Over HTTPS, OkUrlFactory's connection is an {@code HttpsURLConnection} that delegates to the same class: governed alike. */
+    @Test
+    void okUrlFactorysHttpsConnectionsAreGovernedToo() throws Exception {
+        SelfSignedTls tls = SelfSignedTls.get();
+        try (ScriptedServer server = new ScriptedServer(n -> n % 4 == 1 ? Reply.refused("0") : Reply.ok(), tls.server())) {
+            ChildJvm jvm = new ChildJvm(Jdk.JAVA_17);
+            tls.trustedByDefault().forEach(jvm::jvmArg);
+            ChildJvm.Result result = run(jvm, "default.min-sleep = " + MIN_SLEEP_MILLIS + "ms\ndefault.max-sleep = 2s\n",
+                    "url-records", server.url("/records/"), "12");
+            assertEquals(0, result.exitCode, result::toString);
+            assertTrue(server.url("/").startsWith("https:") && result.stdout.contains("URL 12 of 12"), () -> "every record\n" + result);
+            assertEquals(12 + (server.requests() + 2) / 4, server.requests(), () -> "each refusal sent again once\n" + result);
+            assertTrue(result.stderr.contains("429 attempt 1/"), () -> "governed\n" + result);
+            assertFalse(result.stderr.contains("internal failure"), result::toString);
         }
     }
 

@@ -24,9 +24,11 @@ public final class SelfSignedTls {
     private static SelfSignedTls made;
 
     private final KeyStore keys;
+    private final Path store;
 
-    private SelfSignedTls(KeyStore keys) {
+    private SelfSignedTls(KeyStore keys, Path store) {
         this.keys = keys;
+        this.store = store;
     }
 
     public static synchronized SelfSignedTls get() throws IOException, GeneralSecurityException, InterruptedException {
@@ -46,7 +48,7 @@ public final class SelfSignedTls {
             try (InputStream in = Files.newInputStream(store)) {
                 keys.load(in, PASSWORD);
             }
-            made = new SelfSignedTls(keys);
+            made = new SelfSignedTls(keys, store);
         }
         return made;
     }
@@ -63,6 +65,12 @@ public final class SelfSignedTls {
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, new javax.net.ssl.TrustManager[] {trustManager()}, null);
         return context;
+    }
+
+    /** A child JVM's system properties that make its default trust this certificate and nothing else. */
+    public List<String> trustedByDefault() {
+        return List.of("-Djavax.net.ssl.trustStore=" + store, "-Djavax.net.ssl.trustStorePassword=" + new String(PASSWORD),
+                "-Djavax.net.ssl.trustStoreType=PKCS12");
     }
 
     /** What OkHttp wants beside the socket factory. */
