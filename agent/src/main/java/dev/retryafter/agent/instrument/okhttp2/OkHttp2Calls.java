@@ -70,17 +70,24 @@ public class OkHttp2Calls extends BlockingClient implements ModuleHooks {
 
     /** The advice names no OkHttp type, so the status is read here. */
     @Override
-    public boolean respond(BlockingRetryLoop loop, Object call, Object response, Object body, int status, Throwable thrown)
+    public boolean respond(BlockingRetryLoop loop, Object call, Object answer, Object body, int status, Throwable thrown)
             throws IOException {
+        Object response = null;
         int code = 0; // none read: an attempt that failed, whose response goes to the application as it is
-        if (response != null) {
+        if (answer != null) {
             try {
+                response = responseOf(answer);
                 code = (Integer) CODE.call(response);
             } catch (ReflectiveOperationException | RuntimeException e) {
                 AgentLog.failure("reading an OkHttp 2 response", e);
             }
         }
         return super.respond(loop, call, response, body, code, thrown);
+    }
+
+    /** The response in what the advice answered: here, the response itself. */
+    Object responseOf(Object answer) throws ReflectiveOperationException {
+        return answer;
     }
 
     @Override

@@ -3,7 +3,6 @@ package dev.retryafter.agent.instrument.okhttp2;
 import dev.retryafter.agent.engine.Call;
 import dev.retryafter.agent.instrument.BlockingRetryLoop;
 import dev.retryafter.agent.instrument.ClientMethod;
-import dev.retryafter.agent.log.AgentLog;
 
 import java.io.IOException;
 import java.net.HttpURLConnection;
@@ -29,17 +28,16 @@ final class OkUrlFactoryConnections extends OkHttp2Calls {
     }
 
     /**
-     * {@code exchange}: the connection, its engine (null before its first try) and its failure (null: none). Sent again
-     * only a GET or a HEAD with no output: OkHttp follows a redirect of any other method with a GET, but a retry builds
-     * the request from the connection's own method.
+     * {@code exchange}: the connection, yet to send. Sent again only a GET or a HEAD with no output: OkHttp follows a
+     * redirect of any other method with a GET, but a retry builds the request from the connection's own method.
      */
     @Override
     public Call begin(BlockingRetryLoop loop, Object exchange, String scheme, String host, int port, boolean replayable,
                       boolean governNew) throws IOException {
-        if (!governNew || !(exchange instanceof Object[]) || ((Object[]) exchange)[1] != null || ((Object[]) exchange)[2] != null) {
+        if (!governNew || !(exchange instanceof HttpURLConnection)) {
             return null;
         }
-        HttpURLConnection connection = (HttpURLConnection) ((Object[]) exchange)[0];
+        HttpURLConnection connection = (HttpURLConnection) exchange;
         URL url = connection.getURL();
         int urlPort = url.getPort() >= 0 ? url.getPort() : url.getDefaultPort();
         String method = connection.getRequestMethod();
@@ -53,19 +51,10 @@ final class OkUrlFactoryConnections extends OkHttp2Calls {
         return new IOException("Canceled: disconnected while waiting for a turn at " + host);
     }
 
-    /** {@code response}: the connection's engine, whose response this attempt's is. */
+    /** The advice answers with the connection's engine, which holds this attempt's response. */
     @Override
-    public boolean respond(BlockingRetryLoop loop, Object call, Object response, Object body, int status, Throwable thrown)
-            throws IOException {
-        Object answered = null;
-        if (response != null) {
-            try {
-                answered = RESPONSE.call(response);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                AgentLog.failure("reading an OkHttp 2 connection's response", e);
-            }
-        }
-        return super.respond(loop, call, answered, body, status, thrown);
+    Object responseOf(Object engine) throws ReflectiveOperationException {
+        return RESPONSE.call(engine);
     }
 
     @Override

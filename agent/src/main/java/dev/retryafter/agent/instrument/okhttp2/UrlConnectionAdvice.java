@@ -9,8 +9,8 @@ import java.io.IOException;
 /**
  * The {@code HttpURLConnection} of OkHttp 2's {@code OkUrlFactory}: its private {@code getResponse()}, which sends the
  * request through OkHttp's engine, with its redirects and authentication, and which every read of the response calls
- * again. Hands the connection, its engine and its failure over ({@link OkUrlFactoryConnections#begin}), then the engine
- * answered to the one blocking loop; to send again, the engine is let go, and the method builds the next from the
+ * again. Hands a connection yet to send over ({@link OkUrlFactoryConnections#begin}), then the engine answered to the one
+ * blocking loop; to send again, the engine is let go, and the method builds the next from the
  * connection, as at first. Names no OkHttp type.
  */
 public final class UrlConnectionAdvice {
@@ -18,10 +18,11 @@ public final class UrlConnectionAdvice {
     private UrlConnectionAdvice() {
     }
 
+    /** A connection with an engine already (a later read, or connected first) or a failure is left as OkHttp runs it. */
     @Advice.OnMethodEnter
     static Object enter(@Advice.This Object connection, @Advice.FieldValue("httpEngine") Object engine,
                         @Advice.FieldValue("httpEngineFailure") Object failure) throws IOException {
-        return AgentHooks.begin("okhttp2.urlconnection", new Object[] {connection, engine, failure}, null, null, -1, true);
+        return engine != null || failure != null ? null : AgentHooks.begin("okhttp2.urlconnection", connection, null, null, -1, true);
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, repeatOn = Advice.OnNonDefaultValue.class)
