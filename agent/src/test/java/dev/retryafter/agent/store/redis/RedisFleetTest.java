@@ -404,7 +404,13 @@ class RedisFleetTest {
         now = System.currentTimeMillis();
         b.recordRefusal(HOST, now, now - 10, OptionalLong.of(24_000), true);
         String why = b.read(HOST).retryAfterDistrusted().orElseThrow(() -> new AssertionError("in flight together, told 14 s and 24 s"));
-        assertTrue(why.matches("Retry-After named moments 10\\.0s apart to two refusals 0\\.[0-9]s apart"), why);
+        // Redis's own clock times the refusals, and on two busy cores it moved 0.1 s between the two: the moments are told
+        // 10 s apart beyond that.
+        java.util.regex.Matcher told = java.util.regex.Pattern.compile(
+                "Retry-After named moments (\\d+\\.\\d)s apart to two refusals (\\d+\\.\\d)s apart").matcher(why);
+        assertTrue(told.matches(), why);
+        double between = Double.parseDouble(told.group(2));
+        assertTrue(between < 5 && Math.abs(Double.parseDouble(told.group(1)) - between - 10) <= 0.11, why);
         now = System.currentTimeMillis();
         a.recordRefusal(HOST, now, now - 10, OptionalLong.empty(), true);
         assertEquals(Optional.of(why), a.read(HOST).retryAfterDistrusted(), "a hears it with its next refusal");
