@@ -58,10 +58,8 @@ public final class OkHttp2App {
             case "url-connected": {
                 int n = Integer.parseInt(args[2]);
                 int ok = 0;
-                Object factory = type("OkUrlFactory").getConstructor(type("OkHttpClient")).newInstance(client);
                 for (int i = 0; i < n; i++) {
-                    HttpURLConnection connection = (HttpURLConnection) type("OkUrlFactory").getMethod("open", URL.class)
-                            .invoke(factory, new URL(args[1] + i));
+                    HttpURLConnection connection = open(client, args[1] + i);
                     if (args[0].equals("url-connected")) {
                         connection.connect();
                     }
@@ -71,9 +69,7 @@ public final class OkHttp2App {
                 break;
             }
             case "url-disconnect": {
-                Object factory = type("OkUrlFactory").getConstructor(type("OkHttpClient")).newInstance(client);
-                HttpURLConnection connection = (HttpURLConnection) type("OkUrlFactory").getMethod("open", URL.class)
-                        .invoke(factory, new URL(args[1]));
+                HttpURLConnection connection = open(client, args[1]);
                 long start = System.nanoTime();
                 Thread watchdog = new Thread(() -> {
                     try {
@@ -90,9 +86,7 @@ public final class OkHttp2App {
                 break;
             }
             case "url-once": {
-                Object factory = type("OkUrlFactory").getConstructor(type("OkHttpClient")).newInstance(client);
-                HttpURLConnection connection = (HttpURLConnection) type("OkUrlFactory").getMethod("open", URL.class)
-                        .invoke(factory, new URL(args[1]));
+                HttpURLConnection connection = open(client, args[1]);
                 try {
                     int code = connection.getResponseCode();
                     System.out.println("STATUS " + code + " " + connection.getHeaderField("Retry-After"));
@@ -187,6 +181,12 @@ public final class OkHttp2App {
         }
         Object request = type("Request$Builder").getMethod("build").invoke(builder);
         return type("OkHttpClient").getMethod("newCall", type("Request")).invoke(client, request);
+    }
+
+    /** A connection to {@code url} from {@code client}'s {@code OkUrlFactory}, not yet connected. */
+    private static HttpURLConnection open(Object client, String url) throws Exception {
+        Object factory = type("OkUrlFactory").getConstructor(type("OkHttpClient")).newInstance(client);
+        return (HttpURLConnection) type("OkUrlFactory").getMethod("open", URL.class).invoke(factory, new URL(url));
     }
 
     /** {@code connection}'s status code, or how reading it failed. */
